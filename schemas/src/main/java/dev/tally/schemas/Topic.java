@@ -1,0 +1,19 @@
+package dev.tally.schemas;
+
+import org.apache.kafka.common.serialization.Serde;
+
+/**
+ * One Kafka topic with its serdes: the only way code names a topic.
+ *
+ * @param name       the topic name, as in the contract
+ * @param keySerde   serde of the key
+ * @param valueSerde serde of the value
+ * @param compacted  whether the topic keeps only the latest value per key
+ */
+public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, boolean compacted) {
+    public Topic {
+        if (name == null || !name.startsWith("tally.")) {
+            throw new IllegalArgumentException("topic names start with 'tally.': " + name);
+        }
+    }
+}

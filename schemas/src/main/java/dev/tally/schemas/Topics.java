@@ -1,0 +1,57 @@
+package dev.tally.schemas;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteEvent;
+import dev.tally.schema.VoteOutcome;
+import java.util.List;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * The typed topic catalogue. Keys are UTF-8 strings; values are Avro in single-object encoding.
+ *
+ * <ul>
+ *   <li>{@link #VOTE_COMMANDS}: keyed by the hashed voter, so one task sees all of a voter's commands in order.</li>
+ *   <li>{@link #VOTE_EVENTS}: keyed by item ({@code type:id}); every resolved change, before and after.</li>
+ *   <li>{@link #VOTE_OUTCOMES}: keyed by command id; written to the partition the waiting API instance reads.</li>
+ *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
+ *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
+ *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
+ * </ul>
+ */
+public final class Topics {
+    private Topics() {}
+
+    private static final Serde<String> KEY = Serdes.String();
+
+    public static final Topic<String, VoteCommand> VOTE_COMMANDS =
+            new Topic<>("tally.vote-commands", KEY, AvroSerde.of(VoteCommand.class), false);
+    public static final Topic<String, VoteEvent> VOTE_EVENTS =
+            new Topic<>("tally.vote-events", KEY, AvroSerde.of(VoteEvent.class), false);
+    public static final Topic<String, VoteOutcome> VOTE_OUTCOMES =
+            new Topic<>("tally.vote-outcomes", KEY, AvroSerde.of(VoteOutcome.class), false);
+    public static final Topic<String, CountDelta> COUNT_DELTAS =
+            new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false);
+    public static final Topic<String, ItemCounts> ITEM_COUNTS =
+            new Topic<>("tally.item-counts", KEY, AvroSerde.of(ItemCounts.class), true);
+    public static final Topic<String, QuarantineRecord> QUARANTINE =
+            new Topic<>("tally.quarantine", KEY, AvroSerde.of(QuarantineRecord.class), false);
+
+    /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
+    public static final List<Topic<?, ?>> ALL =
+            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE);
+
+    /** The key of an item in every item-keyed topic and store. */
+    public static String itemKey(String itemType, String itemId) {
+        return itemType + ":" + itemId;
+    }
+
+    public static Topic<?, ?> byName(String name) {
+        return ALL.stream().filter(t -> t.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown topic '" + name + "'; known: "
+                        + ALL.stream().map(Topic::name).toList()));
+    }
+}
