@@ -9,8 +9,9 @@ import org.apache.kafka.common.serialization.Serde;
  * @param keySerde   serde of the key
  * @param valueSerde serde of the value
  * @param compacted  whether the topic keeps only the latest value per key
+ * @param retentionMs how long records are kept when not compacted; -1 keeps them forever
  */
-public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, boolean compacted) {
+public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, boolean compacted, long retentionMs) {
     public Topic {
         if (name == null || !name.startsWith("tally.")) {
             throw new IllegalArgumentException("topic names start with 'tally.': " + name);

@@ -13,6 +13,8 @@ import org.apache.kafka.common.serialization.Serdes;
 /**
  * The typed topic catalogue. Keys are UTF-8 strings; values are Avro in single-object encoding.
  *
+ * The event log and the quarantine are kept forever: every count can be recomputed from them.
+ *
  * <ul>
  *   <li>{@link #VOTE_COMMANDS}: keyed by the hashed voter, so one task sees all of a voter's commands in order.</li>
  *   <li>{@link #VOTE_EVENTS}: keyed by item ({@code type:id}); every resolved change, before and after.</li>
@@ -20,29 +22,39 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
  *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
+ *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
 public final class Topics {
     private Topics() {}
 
     private static final Serde<String> KEY = Serdes.String();
+    private static final long FOREVER = -1;
+
+    private static long days(int n) {
+        return n * 86_400_000L;
+    }
 
     public static final Topic<String, VoteCommand> VOTE_COMMANDS =
-            new Topic<>("tally.vote-commands", KEY, AvroSerde.of(VoteCommand.class), false);
+            new Topic<>("tally.vote-commands", KEY, AvroSerde.of(VoteCommand.class), false, days(7));
     public static final Topic<String, VoteEvent> VOTE_EVENTS =
-            new Topic<>("tally.vote-events", KEY, AvroSerde.of(VoteEvent.class), false);
+            new Topic<>("tally.vote-events", KEY, AvroSerde.of(VoteEvent.class), false, FOREVER);
     public static final Topic<String, VoteOutcome> VOTE_OUTCOMES =
-            new Topic<>("tally.vote-outcomes", KEY, AvroSerde.of(VoteOutcome.class), false);
+            new Topic<>("tally.vote-outcomes", KEY, AvroSerde.of(VoteOutcome.class), false, days(1));
     public static final Topic<String, CountDelta> COUNT_DELTAS =
-            new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false);
+            new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false, days(7));
     public static final Topic<String, ItemCounts> ITEM_COUNTS =
-            new Topic<>("tally.item-counts", KEY, AvroSerde.of(ItemCounts.class), true);
+            new Topic<>("tally.item-counts", KEY, AvroSerde.of(ItemCounts.class), true, FOREVER);
     public static final Topic<String, QuarantineRecord> QUARANTINE =
-            new Topic<>("tally.quarantine", KEY, AvroSerde.of(QuarantineRecord.class), false);
+            new Topic<>("tally.quarantine", KEY, AvroSerde.of(QuarantineRecord.class), false, FOREVER);
+
+    /** Records a Streams application could not read or process, with the failure in their headers. */
+    public static final Topic<byte[], byte[]> DEAD_LETTERS =
+            new Topic<>("tally.dead-letters", Serdes.ByteArray(), Serdes.ByteArray(), false, days(30));
 
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
-            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE);
+            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store. */
     public static String itemKey(String itemType, String itemId) {

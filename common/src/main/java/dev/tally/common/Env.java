@@ -1,0 +1,108 @@
+package dev.tally.common;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Typed access to configuration variables ({@code TALLY_*}), from the process environment overlaid with
+ * command-line overrides. Every parse error names the variable and what it expects.
+ */
+public final class Env {
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
+
+    private final Map<String, String> values;
+
+    private Env(Map<String, String> values) {
+        this.values = Map.copyOf(values);
+    }
+
+    public static Env of(Map<String, String> values) {
+        return new Env(values);
+    }
+
+    public static Env system() {
+        return new Env(System.getenv());
+    }
+
+    /** A copy of this environment with some variables replaced. */
+    public Env with(Map<String, String> overrides) {
+        Map<String, String> merged = new HashMap<>(values);
+        merged.putAll(overrides);
+        return new Env(merged);
+    }
+
+    public Env with(String name, String value) {
+        return with(Map.of(name, value));
+    }
+
+    public Optional<String> get(String name) {
+        String v = values.get(name);
+        return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.strip());
+    }
+
+    public String string(String name, String dflt) {
+        return get(name).orElse(dflt);
+    }
+
+    public int integer(String name, int dflt, int min, int max) {
+        return get(name).map(v -> {
+            try {
+                int n = Integer.parseInt(v);
+                if (n < min || n > max) {
+                    throw new ConfigException(name, v, "an integer from " + min + " to " + max);
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new ConfigException(name, v, "an integer from " + min + " to " + max);
+            }
+        }).orElse(dflt);
+    }
+
+    public boolean bool(String name, boolean dflt) {
+        return get(name).map(v -> switch (v.toLowerCase()) {
+            case "true", "1", "yes", "on" -> true;
+            case "false", "0", "no", "off" -> false;
+            default -> throw new ConfigException(name, v, "true or false");
+        }).orElse(dflt);
+    }
+
+    /** Durations are written {@code 250ms}, {@code 2s}, {@code 5m}, {@code 24h} or {@code 7d}. */
+    public Duration duration(String name, Duration dflt) {
+        return get(name).map(v -> parseDuration(name, v)).orElse(dflt);
+    }
+
+    public Path path(String name, String dflt) {
+        return Path.of(string(name, dflt)).toAbsolutePath().normalize();
+    }
+
+    static Duration parseDuration(String name, String text) {
+        Matcher m = DURATION.matcher(text);
+        if (!m.matches()) {
+            throw new ConfigException(name, text, "a duration such as 250ms, 2s, 5m, 24h or 7d");
+        }
+        long n = Long.parseLong(m.group(1));
+        return switch (m.group(2)) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofDays(n);
+        };
+    }
+
+    /** A configuration value that cannot be used; the message names the variable. */
+    public static final class ConfigException extends IllegalArgumentException {
+        public ConfigException(String name, String value, String expected) {
+            super(name + "=" + value + " is invalid: expected " + expected);
+        }
+
+        public ConfigException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.tally.common;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Properties;
+import org.apache.kafka.clients.CommonClientConfigs;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import dev.tally.schemas.Topics;
+
+/**
+ * How every service reaches Kafka and lays out Tally's topics.
+ *
+ * @param bootstrap         {@code TALLY_BOOTSTRAP} [127.0.0.1:$TALLY_KAFKA_PORT]
+ * @param partitions        {@code TALLY_PARTITIONS} [12]: partitions of every Tally topic, fixed at creation
+ * @param replicationFactor {@code TALLY_REPLICATION_FACTOR} [1]: 3 on a real cluster
+ */
+public record KafkaSettings(String bootstrap, int partitions, short replicationFactor) {
+    public KafkaSettings {
+        if (bootstrap == null || bootstrap.isBlank()) {
+            throw new Env.ConfigException("TALLY_BOOTSTRAP must name at least one HOST:PORT");
+        }
+        if (partitions < 1) {
+            throw new Env.ConfigException("TALLY_PARTITIONS must be at least 1, was " + partitions);
+        }
+        if (replicationFactor < 1) {
+            throw new Env.ConfigException("TALLY_REPLICATION_FACTOR must be at least 1, was " + replicationFactor);
+        }
+    }
+
+    public static KafkaSettings from(Env env) {
+        String port = env.string("TALLY_KAFKA_PORT", "9092");
+        return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port),
+                env.integer("TALLY_PARTITIONS", 12, 1, 10_000),
+                (short) env.integer("TALLY_REPLICATION_FACTOR", 1, 1, 32));
+    }
+
+    public Properties clientProps(String clientId) {
+        Properties p = new Properties();
+        p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
+        return p;
+    }
+
+    /** An idempotent, acks=all producer that fails a send within {@code deliveryTimeout}. */
+    public Properties producerProps(String clientId, Duration deliveryTimeout) {
+        Properties p = clientProps(clientId);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+        p.put(ProducerConfig.LINGER_MS_CONFIG, 2);
+        p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+        int timeout = (int) Math.max(1000, deliveryTimeout.toMillis());
+        p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout);
+        p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeout);
+        p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout + 2);
+        return p;
+    }
+
+    /** Exactly-once Kafka Streams settings shared by every Tally topology. */
+    public Properties streamsProps(String applicationId, Path stateDir, Duration commitInterval,
+                                   String applicationServer) {
+        Properties p = clientProps(applicationId);
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, applicationId);
+        p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+        p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, (int) commitInterval.toMillis());
+        p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replicationFactor);
+        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, replicationFactor > 1 ? 1 : 0);
+        p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+        // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
+        p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());
+        p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
+        if (applicationServer != null) {
+            p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
+        }
+        return p;
+    }
+}

@@ -1,0 +1,58 @@
+package dev.tally.common;
+
+import dev.tally.schemas.Topic;
+import dev.tally.schemas.Topics;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Creates Tally's topics if they are missing: every service calls it at start, so start order does not matter. */
+public final class TopicAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(TopicAdmin.class);
+
+    private TopicAdmin() {}
+
+    public static void ensureTopics(KafkaSettings kafka) {
+        try (Admin admin = Admin.create(kafka.clientProps("tally-topic-admin"))) {
+            Set<String> existing = admin.listTopics().names().get(30, TimeUnit.SECONDS);
+            List<NewTopic> missing = Topics.ALL.stream()
+                    .filter(t -> !existing.contains(t.name()))
+                    .map(t -> newTopic(t, kafka))
+                    .toList();
+            if (missing.isEmpty()) {
+                return;
+            }
+            for (var entry : admin.createTopics(missing).values().entrySet()) {
+                try {
+                    entry.getValue().get(30, TimeUnit.SECONDS);
+                    LOG.info("created topic {} ({} partitions)", entry.getKey(), kafka.partitions());
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw new IllegalStateException("cannot create topic " + entry.getKey(), e.getCause());
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while creating topics", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot reach Kafka at " + kafka.bootstrap() + " to create topics", e);
+        }
+    }
+
+    private static NewTopic newTopic(Topic<?, ?> topic, KafkaSettings kafka) {
+        Map<String, String> configs = topic.compacted()
+                ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)
+                : Map.of(TopicConfig.RETENTION_MS_CONFIG, Long.toString(topic.retentionMs()));
+        return new NewTopic(topic.name(), kafka.partitions(), kafka.replicationFactor()).configs(configs);
+    }
+}

@@ -1,0 +1,59 @@
+package dev.tally.processor;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.VoterItemState;
+import dev.tally.schema.VoteOutcome;
+import dev.tally.schemas.AvroSerde;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.Stores;
+
+/**
+ * The vote-processor topology: reads {@code tally.vote-commands} (keyed by hashed voter), resolves each
+ * command in the {@value #VOTER_ITEM_STORE} store (voter|item → state), and writes
+ * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
+ * by item) and {@code tally.vote-outcomes} (to the partition the waiting API reads). All values Avro.
+ */
+public final class VoteTopology {
+    public static final String VOTER_ITEM_STORE = "voter-item-state";
+    public static final String PENDING_DELTAS_STORE = "pending-deltas";
+    static final String SOURCE = "vote-commands-source";
+    static final String RESOLVER = "resolve-vote";
+    static final String EVENTS_SINK = "vote-events-sink";
+    static final String DELTAS_SINK = "count-deltas-sink";
+    static final String OUTCOMES_SINK = "vote-outcomes-sink";
+
+    private VoteTopology() {}
+
+    public static Topology build(Duration deltaFlushInterval) {
+        var commands = Topics.VOTE_COMMANDS;
+        Topology topology = new Topology();
+        topology.addSource(SOURCE, commands.keySerde().deserializer(), commands.valueSerde().deserializer(),
+                commands.name());
+        topology.addProcessor(RESOLVER, () -> new VoteResolver(deltaFlushInterval), SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),
+                Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),
+                Serdes.String(), AvroSerde.of(CountDelta.class)).withCachingEnabled(), RESOLVER);
+        topology.addSink(EVENTS_SINK, Topics.VOTE_EVENTS.name(), Serdes.String().serializer(),
+                Topics.VOTE_EVENTS.valueSerde().serializer(), RESOLVER);
+        topology.addSink(DELTAS_SINK, Topics.COUNT_DELTAS.name(), Serdes.String().serializer(),
+                Topics.COUNT_DELTAS.valueSerde().serializer(), RESOLVER);
+        topology.addSink(OUTCOMES_SINK, Topics.VOTE_OUTCOMES.name(), Serdes.String().serializer(),
+                Topics.VOTE_OUTCOMES.valueSerde().serializer(), new ReplyPartitioner(), RESOLVER);
+        return topology;
+    }
+
+    /** Sends each outcome to the partition its API instance reads. */
+    static final class ReplyPartitioner implements StreamPartitioner<String, VoteOutcome> {
+        @Override
+        public Optional<Set<Integer>> partitions(String topic, String key, VoteOutcome value, int numPartitions) {
+            return Optional.of(Set.of(Math.floorMod(value.getReplyPartition(), numPartitions)));
+        }
+    }
+}
