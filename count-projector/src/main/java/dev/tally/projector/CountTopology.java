@@ -1,0 +1,64 @@
+package dev.tally.projector;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schemas.Topics;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.streams.StreamsBuilder;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.kstream.Consumed;
+import org.apache.kafka.streams.kstream.Grouped;
+import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.Named;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The count-projector topology: folds {@code tally.count-deltas} (keyed by item) into the
+ * {@value #ITEM_COUNTS_STORE} store, which interactive queries read, and publishes the latest counts to
+ * the compacted {@code tally.item-counts}. The record cache absorbs repeated updates of an item between
+ * commits, so a hot item costs one store write and one output record per commit.
+ */
+public final class CountTopology {
+    public static final String ITEM_COUNTS_STORE = "item-counts";
+
+    private CountTopology() {}
+
+    public static Topology build() {
+        var deltas = Topics.COUNT_DELTAS;
+        var counts = Topics.ITEM_COUNTS;
+        StreamsBuilder builder = new StreamsBuilder();
+        builder.stream(deltas.name(), Consumed.with(deltas.keySerde(), deltas.valueSerde()).withName("count-deltas-source"))
+                .groupByKey(Grouped.with("by-item", deltas.keySerde(), deltas.valueSerde()))
+                .aggregate(CountTopology::empty, (item, delta, total) -> fold(total, delta), Named.as("fold-counts"),
+                        Materialized.<String, ItemCounts, KeyValueStore<Bytes, byte[]>>as(ITEM_COUNTS_STORE)
+                                .withKeySerde(counts.keySerde()).withValueSerde(counts.valueSerde()))
+                .toStream(Named.as("item-counts-changes"))
+                .to(counts.name(), Produced.with(counts.keySerde(), counts.valueSerde()).withName("item-counts-sink"));
+        return builder.build();
+    }
+
+    static ItemCounts empty() {
+        return ItemCounts.newBuilder().setItemType("").setItemId("").setReactions(new HashMap<>())
+                .setWatermarks(new HashMap<>()).setUpdatedAt(Instant.EPOCH).build();
+    }
+
+    /** Adds one delta to the running counts and advances the watermark of the delta's source partition. */
+    static ItemCounts fold(ItemCounts total, CountDelta delta) {
+        Map<String, Long> reactions = new HashMap<>(total.getReactions());
+        delta.getReactions().forEach((code, n) -> reactions.merge(code, n, Long::sum));
+        reactions.values().removeIf(n -> n == 0);
+        Map<String, Long> watermarks = new HashMap<>(total.getWatermarks());
+        watermarks.merge(Integer.toString(delta.getSourcePartition()), delta.getThroughOffset(), Math::max);
+        return ItemCounts.newBuilder()
+                .setItemType(delta.getItemType()).setItemId(delta.getItemId())
+                .setUpvotes(total.getUpvotes() + delta.getUpvotes())
+                .setDownvotes(total.getDownvotes() + delta.getDownvotes())
+                .setReactions(reactions).setWatermarks(watermarks)
+                .setUpdatedAt(Instant.now())
+                .build();
+    }
+}

@@ -1,0 +1,76 @@
+package dev.tally.projector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schemas.Topics;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class CountTopologyTest {
+    private TopologyTestDriver driver;
+    private TestInputTopic<String, CountDelta> deltas;
+    private TestOutputTopic<String, ItemCounts> counts;
+
+    @BeforeEach
+    void setUp() {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "count-topology-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        driver = new TopologyTestDriver(CountTopology.build(), props);
+        deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
+                Topics.COUNT_DELTAS.valueSerde().serializer());
+        counts = driver.createOutputTopic(Topics.ITEM_COUNTS.name(), Topics.ITEM_COUNTS.keySerde().deserializer(),
+                Topics.ITEM_COUNTS.valueSerde().deserializer());
+    }
+
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    private static CountDelta delta(int up, int down, Map<String, Long> reactions, int partition, long offset) {
+        return CountDelta.newBuilder().setItemType("post").setItemId("1").setUpvotes(up).setDownvotes(down)
+                .setReactions(reactions).setSourcePartition(partition).setThroughOffset(offset).build();
+    }
+
+    @Test
+    void shouldFoldDeltasFromSeveralPartitionsIntoOneView() {
+        deltas.pipeInput("post:1", delta(3, 1, Map.of("like", 2L), 0, 10));
+        deltas.pipeInput("post:1", delta(-1, 2, Map.of("like", -2L, "wow", 1L), 5, 7));
+        deltas.pipeInput("post:1", delta(1, 0, Map.of(), 0, 12));
+
+        KeyValueStore<String, ItemCounts> store = driver.getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
+        ItemCounts c = store.get("post:1");
+        assertThat(c.getUpvotes()).isEqualTo(3);
+        assertThat(c.getDownvotes()).isEqualTo(3);
+        assertThat(c.getReactions()).containsExactly(Map.entry("wow", 1L));
+        assertThat(c.getWatermarks()).containsOnly(Map.entry("0", 12L), Map.entry("5", 7L));
+        assertThat(CountProjector.view(c).reflects(0, 12)).isTrue();
+        assertThat(CountProjector.view(c).reflects(0, 13)).isFalse();
+    }
+
+    @Test
+    void shouldPublishLatestCountsToTheCompactedTopic() {
+        deltas.pipeInput("post:1", delta(2, 0, Map.of(), 0, 1));
+
+        var published = counts.readKeyValuesToMap();
+        assertThat(published.get("post:1").getUpvotes()).isEqualTo(2);
+        assertThat(published.get("post:1").getItemId()).isEqualTo("1");
+    }
+
+    @Test
+    void topologyNamesItsStore() {
+        assertThat(CountTopology.build().describe().toString())
+                .contains(CountTopology.ITEM_COUNTS_STORE, "fold-counts", Topics.ITEM_COUNTS.name());
+    }
+}
