@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -16,9 +18,15 @@ public final class Env {
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h|d)");
 
     private final Map<String, String> values;
+    private final Set<String> read = ConcurrentHashMap.newKeySet();
 
     private Env(Map<String, String> values) {
         this.values = Map.copyOf(values);
+    }
+
+    /** Every variable name looked up so far: lets a test prove a deployment sets only variables the code reads. */
+    public Set<String> namesRead() {
+        return Set.copyOf(read);
     }
 
     public static Env of(Map<String, String> values) {
@@ -41,6 +49,7 @@ public final class Env {
     }
 
     public Optional<String> get(String name) {
+        read.add(name);
         String v = values.get(name);
         return v == null || v.isBlank() ? Optional.empty() : Optional.of(v.strip());
     }

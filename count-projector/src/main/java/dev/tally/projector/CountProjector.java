@@ -44,7 +44,7 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
         Optional<HostInfo> owner = router.remoteOwner(CountTopology.ITEM_COUNTS_STORE, key, Serdes.String().serializer());
         if (owner.isPresent()) {
             return remote.get("http://" + owner.get().host() + ":" + owner.get().port(),
-                    "/internal/counts/" + itemType + "/" + itemId, ItemCountsView.class);
+                    "/internal/counts/" + itemType + "/" + itemId + "?local=true", ItemCountsView.class);
         }
         return local(itemType, itemId);
     }
@@ -61,11 +61,16 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
                 c.getReactions(), watermarks);
     }
 
-    /** The route other instances forward to; it answers from this instance's store only. */
+    /**
+     * The query route: other instances forward here with {@code ?local=true} (answered from this
+     * instance's store, never forwarded again); without it the query is routed to the owner.
+     */
     public void mountInternalRoutes(RoutesConfig routes) {
         routes.get("/internal/counts/{itemType}/{itemId}", ctx -> {
             try {
-                ctx.json(local(ctx.pathParam("itemType"), ctx.pathParam("itemId")));
+                String type = ctx.pathParam("itemType");
+                String id = ctx.pathParam("itemId");
+                ctx.json("true".equals(ctx.queryParam("local")) ? local(type, id) : counts(type, id));
             } catch (Unavailable e) {
                 ctx.status(503).header("Retry-After", "1").result(e.getMessage());
             }

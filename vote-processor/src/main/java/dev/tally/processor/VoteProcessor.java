@@ -49,7 +49,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
                 Serdes.String().serializer());
         if (owner.isPresent()) {
             return remote.get("http://" + owner.get().host() + ":" + owner.get().port(),
-                    "/internal/voter-state/" + voterHash + "/" + itemType + "/" + itemId, VoterState.class);
+                    "/internal/voter-state/" + voterHash + "/" + itemType + "/" + itemId + "?local=true", VoterState.class);
         }
         return localState(voterHash, itemType, itemId);
     }
@@ -60,11 +60,17 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
         return VoteResolver.fromAvro(s);
     }
 
-    /** The route other instances forward to; it answers from this instance's store only. */
+    /**
+     * The query route: other instances forward here with {@code ?local=true} (answered from this
+     * instance's store, never forwarded again); without it the query is routed to the owner.
+     */
     public void mountInternalRoutes(RoutesConfig routes) {
         routes.get(INTERNAL_STATE_PATH, ctx -> {
             try {
-                ctx.json(localState(ctx.pathParam("voter"), ctx.pathParam("itemType"), ctx.pathParam("itemId")));
+                String voter = ctx.pathParam("voter");
+                String type = ctx.pathParam("itemType");
+                String id = ctx.pathParam("itemId");
+                ctx.json("true".equals(ctx.queryParam("local")) ? localState(voter, type, id) : state(voter, type, id));
             } catch (Unavailable e) {
                 ctx.status(503).header("Retry-After", "1").result(e.getMessage());
             }

@@ -1,0 +1,24 @@
+package dev.tally.launcher;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code ./tally} command line. */
+@Command(name = "tally", mixinStandardHelpOptions = true, version = "tally 0.1.0",
+        description = "Tally: an event-sourced voting and reactions backend on Kafka.",
+        subcommands = {UpCommand.class, TailCommand.class})
+public final class Tally implements Runnable {
+
+    public static void main(String[] args) {
+        CommandLine cli = new CommandLine(new Tally());
+        for (TallyNode.Service service : TallyNode.Service.values()) {
+            cli.addSubcommand(service.cliName, new ServiceCommand(service));
+        }
+        System.exit(cli.execute(args));
+    }
+
+    @Override
+    public void run() {
+        CommandLine.usage(this, System.out);
+    }
+}

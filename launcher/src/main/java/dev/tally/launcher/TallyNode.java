@@ -1,0 +1,222 @@
+package dev.tally.launcher;
+
+import dev.tally.common.Env;
+import dev.tally.common.IdentityHasher;
+import dev.tally.common.Profile;
+import dev.tally.common.Runtime;
+import dev.tally.common.StreamsService;
+import dev.tally.common.TopicAdmin;
+import dev.tally.common.VoterState;
+import dev.tally.common.query.CountsQuery;
+import dev.tally.common.query.ItemCountsView;
+import dev.tally.common.query.RemoteQuery;
+import dev.tally.common.query.VoterStateQuery;
+import dev.tally.fraud.FraudDetector;
+import dev.tally.fraud.FraudDetectorConfig;
+import dev.tally.ingest.CommandGateway;
+import dev.tally.ingest.IngestApi;
+import dev.tally.ingest.IngestConfig;
+import dev.tally.processor.VoteProcessor;
+import dev.tally.processor.VoteProcessorConfig;
+import dev.tally.projector.CountProjector;
+import dev.tally.projector.CountProjectorConfig;
+import io.javalin.Javalin;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.streams.state.HostInfo;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One process of Tally running some of its services against a Kafka cluster: all four for
+ * {@code ./tally up}, or one for {@code ./tally <service>}. Streams services started alone serve their
+ * interactive-query routes on {@code TALLY_QUERY_PORT} (their {@code application.server}); the ingest API
+ * started alone reads through {@code TALLY_PROJECTOR_URL} and {@code TALLY_PROCESSOR_URL}.
+ */
+public final class TallyNode implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(TallyNode.class);
+
+    /** The four services, by the names the CLI and the contract use. */
+    public enum Service {
+        INGEST_API("ingest-api"), VOTE_PROCESSOR("vote-processor"), FRAUD_DETECTOR("fraud-detector"),
+        COUNT_PROJECTOR("count-projector");
+
+        public final String cliName;
+
+        Service(String cliName) {
+            this.cliName = cliName;
+        }
+    }
+
+    private final Runtime runtime;
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final List<StreamsService> streams = new ArrayList<>();
+    private VoteProcessor processor;
+    private CountProjector projector;
+    private Javalin http;
+    private String adminToken;
+
+    private TallyNode(Runtime runtime) {
+        this.runtime = runtime;
+    }
+
+    public static TallyNode start(Env env, Set<Service> services) {
+        Runtime runtime = Runtime.from(env);
+        TallyNode node = new TallyNode(runtime);
+        try {
+            node.startServices(env, services);
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads and checks every configuration value the given services would use, without starting anything;
+     * throws {@link Env.ConfigException} naming the first bad variable.
+     */
+    public static void validate(Env env, Set<Service> services) {
+        Runtime.from(env);
+        queryAddress(env, services);
+        if (services.contains(Service.VOTE_PROCESSOR)) {
+            VoteProcessorConfig.from(env);
+        }
+        if (services.contains(Service.COUNT_PROJECTOR)) {
+            CountProjectorConfig.from(env);
+        }
+        if (services.contains(Service.FRAUD_DETECTOR)) {
+            FraudDetectorConfig.from(env);
+        }
+        if (services.contains(Service.INGEST_API)) {
+            IngestConfig config = IngestConfig.from(env, Profile.from(env));
+            if (services.size() == 1) {
+                remoteCounts(config);
+                remoteStates(config);
+            }
+        }
+    }
+
+    /**
+     * A vote-processor or count-projector running alone serves interactive queries at
+     * {@code TALLY_QUERY_HOST:TALLY_QUERY_PORT} [127.0.0.1:8091], its {@code application.server}.
+     */
+    static HostInfo queryAddress(Env env, Set<Service> services) {
+        boolean queryable = services.contains(Service.VOTE_PROCESSOR) || services.contains(Service.COUNT_PROJECTOR);
+        if (services.size() != 1 || !queryable) {
+            return null;
+        }
+        return new HostInfo(env.string("TALLY_QUERY_HOST", "127.0.0.1"), env.integer("TALLY_QUERY_PORT", 8091, 1, 65535));
+    }
+
+    private void startServices(Env env, Set<Service> services) {
+        TopicAdmin.ensureTopics(runtime.kafka());
+        HostInfo self = queryAddress(env, services);
+        if (services.contains(Service.VOTE_PROCESSOR)) {
+            processor = VoteProcessor.start(runtime, VoteProcessorConfig.from(env), self);
+            track(processor.service(), processor);
+        }
+        if (services.contains(Service.COUNT_PROJECTOR)) {
+            projector = CountProjector.start(runtime, CountProjectorConfig.from(env), self);
+            track(projector.service(), projector);
+        }
+        if (services.contains(Service.FRAUD_DETECTOR)) {
+            StreamsService fraud = FraudDetector.start(runtime, FraudDetectorConfig.from(env));
+            track(fraud, fraud);
+        }
+        if (services.contains(Service.INGEST_API)) {
+            startIngest(env);
+        } else if (self != null) {
+            startQueryServer(self);
+        }
+    }
+
+    private void track(StreamsService service, AutoCloseable closeable) {
+        streams.add(service);
+        closeables.add(closeable);
+    }
+
+    private void startIngest(Env env) {
+        IngestConfig config = IngestConfig.from(env, runtime.profile());
+        adminToken = config.adminToken().orElseGet(() ->
+                HexFormat.of().formatHex(runtime.secrets().derive("admin-token")).substring(0, 32));
+        CountsQuery counts = projector != null ? projector : remoteCounts(config);
+        VoterStateQuery states = processor != null ? processor : remoteStates(config);
+        CommandGateway gateway = new CommandGateway(runtime.kafka(), config.replyPartition(), config.syncTimeout());
+        closeables.add(gateway);
+        http = IngestApi.create(config, new IdentityHasher(runtime.secrets()), gateway, counts, states, this::ready,
+                cfg -> {
+                    if (processor != null) {
+                        processor.mountInternalRoutes(cfg.routes);
+                    }
+                    if (projector != null) {
+                        projector.mountInternalRoutes(cfg.routes);
+                    }
+                }).start();
+        closeables.add(0, http::stop);
+    }
+
+    private static CountsQuery remoteCounts(IngestConfig config) {
+        String url = config.projectorUrl().orElseThrow(() -> new Env.ConfigException(
+                "TALLY_PROJECTOR_URL is required when the ingest API runs without a count-projector"));
+        RemoteQuery remote = new RemoteQuery();
+        return (type, id) -> remote.get(url, "/internal/counts/" + type + "/" + id, ItemCountsView.class);
+    }
+
+    private static VoterStateQuery remoteStates(IngestConfig config) {
+        String url = config.processorUrl().orElseThrow(() -> new Env.ConfigException(
+                "TALLY_PROCESSOR_URL is required when the ingest API runs without a vote-processor"));
+        RemoteQuery remote = new RemoteQuery();
+        return (voter, type, id) -> remote.get(url, "/internal/voter-state/" + voter + "/" + type + "/" + id,
+                VoterState.class);
+    }
+
+    private void startQueryServer(HostInfo self) {
+        http = Javalin.create(cfg -> {
+            cfg.startup.showJavalinBanner = false;
+            cfg.jetty.host = runtime.profile().isDev() ? "127.0.0.1" : "0.0.0.0";
+            cfg.jetty.port = self.port();
+            cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
+            cfg.routes.get("/readyz", ctx -> ctx.status(ready() ? 200 : 503).json(Map.of("ready", ready())));
+            if (processor != null) {
+                processor.mountInternalRoutes(cfg.routes);
+            }
+            if (projector != null) {
+                projector.mountInternalRoutes(cfg.routes);
+            }
+        }).start();
+        closeables.add(0, http::stop);
+    }
+
+    /** Every local Streams application is RUNNING. */
+    public boolean ready() {
+        return streams.stream().allMatch(StreamsService::isRunning);
+    }
+
+    public int httpPort() {
+        return http == null ? -1 : http.port();
+    }
+
+    public String adminToken() {
+        return adminToken;
+    }
+
+    public Runtime runtime() {
+        return runtime;
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable c : closeables) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                LOG.warn("closing {} failed", c, e);
+            }
+        }
+        closeables.clear();
+    }
+}
