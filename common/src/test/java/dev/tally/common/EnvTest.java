@@ -1,0 +1,40 @@
+package dev.tally.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class EnvTest {
+
+    @Test
+    void shouldParseDurationsIntegersAndBooleans() {
+        Env env = Env.of(Map.of("A", "250ms", "B", "2s", "C", "24h", "N", "12", "T", "false"));
+
+        assertThat(env.duration("A", null)).isEqualTo(Duration.ofMillis(250));
+        assertThat(env.duration("B", null)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(env.duration("C", null)).isEqualTo(Duration.ofHours(24));
+        assertThat(env.duration("MISSING", Duration.ofSeconds(9))).isEqualTo(Duration.ofSeconds(9));
+        assertThat(env.integer("N", 0, 1, 100)).isEqualTo(12);
+        assertThat(env.bool("T", true)).isFalse();
+        assertThat(env.namesRead()).contains("A", "MISSING", "N", "T");
+    }
+
+    @Test
+    void shouldNameTheVariableInEveryError() {
+        Env env = Env.of(Map.of("TALLY_SYNC_TIMEOUT", "soon", "TALLY_PARTITIONS", "0", "TALLY_VOTING_ENABLED", "maybe"));
+
+        assertThatThrownBy(() -> env.duration("TALLY_SYNC_TIMEOUT", null)).hasMessageContaining("TALLY_SYNC_TIMEOUT=soon");
+        assertThatThrownBy(() -> KafkaSettings.from(env)).hasMessageContaining("TALLY_PARTITIONS=0");
+        assertThatThrownBy(() -> env.bool("TALLY_VOTING_ENABLED", true)).hasMessageContaining("TALLY_VOTING_ENABLED");
+    }
+
+    @Test
+    void shouldRefuseToStartOutsideDevWithoutASecret() {
+        Env env = Env.of(Map.of("TALLY_PROFILE", "prod"));
+
+        assertThatThrownBy(() -> Runtime.from(env)).hasMessageContaining("TALLY_SECRET is required");
+    }
+}

@@ -1,0 +1,51 @@
+package dev.tally.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SecretsTest {
+    private static final String MASTER = "0123456789abcdef0123456789abcdef-test";
+
+    @Test
+    void shouldDeriveADifferentStableKeyPerPurpose() {
+        Secrets s = Secrets.of(MASTER);
+
+        assertThat(s.derive("voter")).isEqualTo(Secrets.of(MASTER).derive("voter"));
+        assertThat(s.derive("voter")).isNotEqualTo(s.derive("cookie"));
+        assertThat(s.derive("voter")).isNotEqualTo(Secrets.of(MASTER + "x").derive("voter"));
+    }
+
+    @Test
+    void shouldHashVotersWithoutRevealingThem() {
+        IdentityHasher hasher = new IdentityHasher(Secrets.of(MASTER));
+
+        String hash = hasher.voter("user:alice");
+        assertThat(hash).hasSize(64).matches("[0-9a-f]+").doesNotContain("alice");
+        assertThat(hasher.voter("user:alice")).isEqualTo(hash);
+        assertThat(hasher.voter("user:bob")).isNotEqualTo(hash);
+    }
+
+    @Test
+    void shouldKeepTheDevSecretAcrossRestarts(@TempDir Path dir) throws Exception {
+        Env dev = Env.of(Map.of());
+        Secrets first = Secrets.from(dev, new Profile("dev"), dir);
+        Secrets second = Secrets.from(dev, new Profile("dev"), dir);
+
+        assertThat(first.derive("voter")).isEqualTo(second.derive("voter"));
+        assertThat(Files.getPosixFilePermissions(dir.resolve("secret")).toString()).isEqualTo("[OWNER_READ, OWNER_WRITE]");
+    }
+
+    @Test
+    void shouldRefuseAShortSecretAndCompareInConstantTime() {
+        assertThatThrownBy(() -> Secrets.of("short")).hasMessageContaining("at least 32 bytes");
+        assertThat(Secrets.constantTimeEquals("abc", "abc")).isTrue();
+        assertThat(Secrets.constantTimeEquals("abc", "abd")).isFalse();
+        assertThat(Secrets.constantTimeEquals(null, "abd")).isFalse();
+    }
+}
