@@ -43,10 +43,7 @@ public final class CommandGateway implements AutoCloseable {
     private volatile boolean running = true;
 
     public CommandGateway(KafkaSettings kafka, int replyPartition, Duration sendTimeout) {
-        if (replyPartition >= kafka.partitions()) {
-            throw new Env.ConfigException("TALLY_REPLY_PARTITION=" + replyPartition + " must be below TALLY_PARTITIONS="
-                    + kafka.partitions());
-        }
+        checkReplyPartition(replyPartition, kafka);
         var commands = Topics.VOTE_COMMANDS;
         this.producer = new KafkaProducer<>(kafka.producerProps("tally-ingest-api", sendTimeout),
                 commands.keySerde().serializer(), commands.valueSerde().serializer());
@@ -65,6 +62,14 @@ public final class CommandGateway implements AutoCloseable {
         this.listener = new Thread(this::listen, "tally-outcome-listener");
         listener.setDaemon(true);
         listener.start();
+    }
+
+    /** The reply partition must exist in tally.vote-outcomes. */
+    public static void checkReplyPartition(int replyPartition, KafkaSettings kafka) {
+        if (replyPartition >= kafka.partitions()) {
+            throw new Env.ConfigException("TALLY_REPLY_PARTITION=" + replyPartition + " must be below TALLY_PARTITIONS="
+                    + kafka.partitions());
+        }
     }
 
     public int replyPartition() {

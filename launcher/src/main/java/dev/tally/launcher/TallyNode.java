@@ -80,7 +80,7 @@ public final class TallyNode implements AutoCloseable {
      * throws {@link Env.ConfigException} naming the first bad variable.
      */
     public static void validate(Env env, Set<Service> services) {
-        Runtime.from(env);
+        Runtime runtime = Runtime.from(env);
         queryAddress(env, services);
         if (services.contains(Service.VOTE_PROCESSOR)) {
             VoteProcessorConfig.from(env);
@@ -93,6 +93,7 @@ public final class TallyNode implements AutoCloseable {
         }
         if (services.contains(Service.INGEST_API)) {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
+            CommandGateway.checkReplyPartition(config.replyPartition(), runtime.kafka());
             if (services.size() == 1) {
                 remoteCounts(config);
                 remoteStates(config);

@@ -2,6 +2,8 @@ package dev.tally.schemas;
 
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.ItemCounts;
+import dev.tally.schema.ItemStatus;
+import dev.tally.schema.ReactionType;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
@@ -22,6 +24,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
  *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
+ *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
+ *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
@@ -48,13 +52,19 @@ public final class Topics {
     public static final Topic<String, QuarantineRecord> QUARANTINE =
             new Topic<>("tally.quarantine", KEY, AvroSerde.of(QuarantineRecord.class), false, FOREVER);
 
+    public static final Topic<String, ReactionType> REACTION_TYPES =
+            new Topic<>("tally.reaction-types", KEY, AvroSerde.of(ReactionType.class), true, FOREVER);
+    public static final Topic<String, ItemStatus> ITEM_CATALOG =
+            new Topic<>("tally.item-catalog", KEY, AvroSerde.of(ItemStatus.class), true, FOREVER);
+
     /** Records a Streams application could not read or process, with the failure in their headers. */
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
             new Topic<>("tally.dead-letters", Serdes.ByteArray(), Serdes.ByteArray(), false, days(30));
 
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
-            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE, DEAD_LETTERS);
+            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
+                    REACTION_TYPES, ITEM_CATALOG, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store. */
     public static String itemKey(String itemType, String itemId) {
