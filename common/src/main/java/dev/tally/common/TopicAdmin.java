@@ -15,7 +15,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Creates Tally's topics if they are missing: every service calls it at start, so start order does not matter. */
+/**
+ * Creates Tally's topics if they are missing and seeds the reaction registry on first start: every
+ * service calls it at start, so start order does not matter.
+ */
 public final class TopicAdmin {
     private static final Logger LOG = LoggerFactory.getLogger(TopicAdmin.class);
 
@@ -29,6 +32,7 @@ public final class TopicAdmin {
                     .map(t -> newTopic(t, kafka))
                     .toList();
             if (missing.isEmpty()) {
+                ReactionRegistry.seedDefaults(kafka);
                 return;
             }
             for (var entry : admin.createTopics(missing).values().entrySet()) {
@@ -41,6 +45,7 @@ public final class TopicAdmin {
                     }
                 }
             }
+            ReactionRegistry.seedDefaults(kafka);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);

@@ -90,6 +90,15 @@ public record VoteRequest(String itemType, String itemId, CommandAction action, 
         return new VoteRequest(itemType, itemId, CommandAction.REACTION, 0, r.asText(), mode, catalogVersion);
     }
 
+    /**
+     * SHA-256 of the request's meaning (not its bytes): a retry with the same Idempotency-Key must mean
+     * the same thing, however its JSON is spaced or ordered.
+     */
+    public String canonicalHash() {
+        return ReadHandler.sha256(String.join("\n", itemType, itemId, action.name(), Integer.toString(voteValue),
+                String.valueOf(reaction), mode.name(), Integer.toString(catalogVersion)));
+    }
+
     private static String text(JsonNode root, String field, Pattern pattern, String shown) {
         JsonNode n = root.get(field);
         if (n == null) {

@@ -1,8 +1,10 @@
 package dev.tally.launcher;
 
+import dev.tally.common.CompactedTopicView;
 import dev.tally.common.Env;
 import dev.tally.common.IdentityHasher;
 import dev.tally.common.Profile;
+import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
 import dev.tally.common.TopicAdmin;
@@ -20,6 +22,7 @@ import dev.tally.processor.VoteProcessor;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjector;
 import dev.tally.projector.CountProjectorConfig;
+import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -148,15 +151,22 @@ public final class TallyNode implements AutoCloseable {
         VoterStateQuery states = processor != null ? processor : remoteStates(config);
         CommandGateway gateway = new CommandGateway(runtime.kafka(), config.replyPartition(), config.syncTimeout());
         closeables.add(gateway);
-        http = IngestApi.create(config, new IdentityHasher(runtime.secrets()), gateway, counts, states, this::ready,
-                cfg -> {
-                    if (processor != null) {
-                        processor.mountInternalRoutes(cfg.routes);
-                    }
-                    if (projector != null) {
-                        projector.mountInternalRoutes(cfg.routes);
-                    }
-                }).start();
+        var reactions = new CompactedTopicView<>(runtime.kafka(), Topics.REACTION_TYPES);
+        closeables.add(reactions);
+        var catalog = new CompactedTopicView<>(runtime.kafka(), Topics.ITEM_CATALOG);
+        closeables.add(catalog);
+        var registry = new ReactionRegistry(runtime.kafka());
+        closeables.add(registry);
+        var deps = new IngestApi.Deps(config, adminToken, new IdentityHasher(runtime.secrets()), gateway, counts, states,
+                reactions, catalog, registry, this::ready);
+        http = IngestApi.create(deps, cfg -> {
+            if (processor != null) {
+                processor.mountInternalRoutes(cfg.routes);
+            }
+            if (projector != null) {
+                projector.mountInternalRoutes(cfg.routes);
+            }
+        }).start();
         closeables.add(0, http::stop);
     }
 

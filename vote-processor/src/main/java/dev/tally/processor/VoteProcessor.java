@@ -35,7 +35,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
         var service = new StreamsService("vote-processor",
-                VoteTopology.build(config.deltaFlushInterval()), props);
+                VoteTopology.build(config), props);
         return new VoteProcessor(service.start(), self);
     }
 

@@ -7,8 +7,12 @@ import java.time.Duration;
  * @param applicationId      {@code TALLY_PROCESSOR_APP_ID} [tally-vote-processor]
  * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms]: transaction length; sets POST latency
  * @param deltaFlushInterval {@code TALLY_DELTA_FLUSH_INTERVAL} [100ms]: how often pending count deltas leave
+ * @param idempotencyTtl     {@code TALLY_IDEMPOTENCY_TTL} [24h]: how long an Idempotency-Key is remembered
+ * @param catalogVersion     {@code TALLY_CATALOG_VERSION} [1]
+ * @param requireCatalog     {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
  */
-public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval) {
+public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval,
+                                  Duration idempotencyTtl, int catalogVersion, boolean requireCatalog) {
     public VoteProcessorConfig {
         if (commitInterval.isZero() || commitInterval.isNegative()) {
             throw new Env.ConfigException("TALLY_COMMIT_INTERVAL must be positive");
@@ -16,11 +20,17 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
         if (deltaFlushInterval.isZero() || deltaFlushInterval.isNegative()) {
             throw new Env.ConfigException("TALLY_DELTA_FLUSH_INTERVAL must be positive");
         }
+        if (idempotencyTtl.isZero() || idempotencyTtl.isNegative()) {
+            throw new Env.ConfigException("TALLY_IDEMPOTENCY_TTL must be positive");
+        }
     }
 
     public static VoteProcessorConfig from(Env env) {
         return new VoteProcessorConfig(env.string("TALLY_PROCESSOR_APP_ID", "tally-vote-processor"),
                 env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100)),
-                env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100)));
+                env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100)),
+                env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
+                env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
+                env.bool("TALLY_REQUIRE_CATALOG", false));
     }
 }

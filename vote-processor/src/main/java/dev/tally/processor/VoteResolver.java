@@ -1,18 +1,26 @@
 package dev.tally.processor;
 
+import dev.tally.common.CommandChecks;
+import dev.tally.common.Rejection;
 import dev.tally.common.VoterState;
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.IdempotencyRecord;
+import dev.tally.schema.ItemStatus;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.OutcomeStatus;
+import dev.tally.schema.ReactionType;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
@@ -23,20 +31,32 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Resolves each command against the voter's state on the item, in the one task that owns the voter.
- * For a change it writes the new state, emits the event, and adds the count change to the item's
- * pending delta; it always answers the waiting API instance. A wall-clock punctuator forwards the
- * pending deltas and deletes them: because they live in a changelogged store, a crash restores them
- * exactly as of the last committed transaction, and the input replays from there (no vote is lost or
- * counted twice).
+ * Resolves each command in the one task that owns its voter:
+ * <ol>
+ *   <li>a reused idempotency key answers with the first answer (same request) or a conflict (another
+ *       request), applying nothing;</li>
+ *   <li>the catalogue and the reaction registry (global tables) may refuse it;</li>
+ *   <li>otherwise {@link VoteRules} decide; a change writes the new state, emits the event and adds to
+ *       the item's pending count delta.</li>
+ * </ol>
+ * The waiting API instance always gets an answer. A wall-clock punctuator forwards the pending deltas
+ * and deletes them: they live in a changelogged store, so a crash restores them exactly as of the last
+ * committed transaction and the input replays from there (no vote lost or counted twice).
  */
 final class VoteResolver extends ContextualProcessor<String, VoteCommand, String, Object> {
-    private final Duration flushInterval;
+    private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
+
+    private final VoteProcessorConfig config;
+    private final CommandChecks checks;
     private KeyValueStore<String, VoterItemState> states;
     private KeyValueStore<String, CountDelta> pending;
+    private KeyValueStore<String, IdempotencyRecord> idempotency;
+    private KeyValueStore<String, ReactionType> registry;
+    private KeyValueStore<String, ItemStatus> catalog;
 
-    VoteResolver(Duration flushInterval) {
-        this.flushInterval = flushInterval;
+    VoteResolver(VoteProcessorConfig config) {
+        this.config = config;
+        this.checks = new CommandChecks(config.catalogVersion(), config.requireCatalog());
     }
 
     @Override
@@ -44,7 +64,11 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         super.init(context);
         states = context.getStateStore(VoteTopology.VOTER_ITEM_STORE);
         pending = context.getStateStore(VoteTopology.PENDING_DELTAS_STORE);
-        context.schedule(flushInterval, PunctuationType.WALL_CLOCK_TIME, this::flush);
+        idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
+        registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
+        catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
+        context.schedule(config.deltaFlushInterval(), PunctuationType.WALL_CLOCK_TIME, this::flush);
+        context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purgeExpiredKeys);
     }
 
     @Override
@@ -54,13 +78,38 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
             return;
         }
         RecordMetadata source = context().recordMetadata().orElseThrow();
+        long now = context().currentSystemTimeMs();
+        String idempotencyKey = command.getIdempotencyKey() == null ? null
+                : command.getVoter() + "|" + command.getIdempotencyKey();
+        if (idempotencyKey != null) {
+            IdempotencyRecord first = idempotency.get(idempotencyKey);
+            if (first != null && first.getExpiresAt().toEpochMilli() > now) {
+                VoteOutcome answer = first.getRequestHash().equals(command.getRequestHash())
+                        ? replay(first.getOutcome(), command)
+                        : rejected(command, current(command), Rejection.IDEMPOTENCY_CONFLICT,
+                        "Idempotency-Key '" + command.getIdempotencyKey() + "' was first used with another request", source);
+                answer(answer, record.timestamp());
+                return;
+            }
+        }
+        VoteOutcome outcome = resolve(command, source, now, record.timestamp());
+        if (idempotencyKey != null) {
+            idempotency.put(idempotencyKey, new IdempotencyRecord(command.getRequestHash(), outcome,
+                    Instant.ofEpochMilli(now).plus(config.idempotencyTtl())));
+        }
+        answer(outcome, record.timestamp());
+    }
+
+    private VoteOutcome resolve(VoteCommand command, RecordMetadata source, long now, long timestamp) {
         String itemKey = Topics.itemKey(command.getItemType(), command.getItemId());
         String stateKey = stateKey(command.getVoter(), itemKey);
         VoterState before = fromAvro(states.get(stateKey));
+        Optional<CommandChecks.Refusal> refusal = checks.check(command, catalog::get, registry::get);
+        if (refusal.isPresent()) {
+            return rejected(command, before, refusal.get().reason(), refusal.get().detail(), source);
+        }
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
-        long now = context().currentSystemTimeMs();
-
         if (resolution.outcome() != Outcome.UNCHANGED) {
             states.put(stateKey, toAvro(after));
             addToPending(itemKey, command, before, after, source);
@@ -68,22 +117,41 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
                     .setOutcome(resolution.outcome()).setBefore(toAvro(before)).setAfter(toAvro(after))
-                    .setReceivedAt(command.getReceivedAt()).setResolvedAt(java.time.Instant.ofEpochMilli(now))
+                    .setReceivedAt(command.getReceivedAt()).setResolvedAt(Instant.ofEpochMilli(now))
                     .setSourcePartition(source.partition()).setSourceOffset(source.offset())
                     .build();
-            context().forward(new Record<>(itemKey, (Object) event, record.timestamp()), VoteTopology.EVENTS_SINK);
+            context().forward(new Record<>(itemKey, (Object) event, timestamp), VoteTopology.EVENTS_SINK);
         }
-        if (command.getReplyPartition() >= 0) {
-            VoteOutcome outcome = VoteOutcome.newBuilder()
-                    .setCommandId(command.getCommandId())
-                    .setItemType(command.getItemType()).setItemId(command.getItemId())
-                    .setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                    .setBefore(toAvro(before)).setAfter(toAvro(after))
-                    .setReplyPartition(command.getReplyPartition())
-                    .setSourcePartition(source.partition()).setSourceOffset(source.offset())
-                    .build();
-            context().forward(new Record<>(command.getCommandId(), (Object) outcome, record.timestamp()),
-                    VoteTopology.OUTCOMES_SINK);
+        return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
+                .setBefore(toAvro(before)).setAfter(toAvro(after)).build();
+    }
+
+    private VoterState current(VoteCommand command) {
+        return fromAvro(states.get(stateKey(command.getVoter(), Topics.itemKey(command.getItemType(), command.getItemId()))));
+    }
+
+    private static VoteOutcome.Builder outcome(VoteCommand command, RecordMetadata source) {
+        return VoteOutcome.newBuilder().setCommandId(command.getCommandId())
+                .setItemType(command.getItemType()).setItemId(command.getItemId())
+                .setReplyPartition(command.getReplyPartition())
+                .setSourcePartition(source.partition()).setSourceOffset(source.offset());
+    }
+
+    private static VoteOutcome rejected(VoteCommand command, VoterState state, Rejection reason,
+                                        String detail, RecordMetadata source) {
+        return outcome(command, source).setStatus(OutcomeStatus.REJECTED).setError(reason.slug).setDetail(detail)
+                .setBefore(toAvro(state)).setAfter(toAvro(state)).build();
+    }
+
+    /** The first answer, addressed to the retry's command id and waiting API instance. */
+    private static VoteOutcome replay(VoteOutcome first, VoteCommand retry) {
+        return VoteOutcome.newBuilder(first).setCommandId(retry.getCommandId())
+                .setReplyPartition(retry.getReplyPartition()).build();
+    }
+
+    private void answer(VoteOutcome outcome, long timestamp) {
+        if (outcome.getReplyPartition() >= 0) {
+            context().forward(new Record<>(outcome.getCommandId(), (Object) outcome, timestamp), VoteTopology.OUTCOMES_SINK);
         }
     }
 
@@ -97,7 +165,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         }
         delta.setUpvotes(delta.getUpvotes() + (after.vote() == 1 ? 1 : 0) - (before.vote() == 1 ? 1 : 0));
         delta.setDownvotes(delta.getDownvotes() + (after.vote() == -1 ? 1 : 0) - (before.vote() == -1 ? 1 : 0));
-        if (!java.util.Objects.equals(before.reaction(), after.reaction())) {
+        if (!Objects.equals(before.reaction(), after.reaction())) {
             var reactions = new HashMap<>(delta.getReactions());
             if (before.reaction() != null) {
                 reactions.merge(before.reaction(), -1L, Long::sum);
@@ -113,14 +181,31 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
 
     /** Forwards every pending delta (one record per item touched since the last flush) and clears them. */
     private void flush(long timestamp) {
-        List<KeyValue<String, CountDelta>> batch = new ArrayList<>();
-        try (KeyValueIterator<String, CountDelta> it = pending.all()) {
-            it.forEachRemaining(batch::add);
-        }
-        for (KeyValue<String, CountDelta> entry : batch) {
+        for (KeyValue<String, CountDelta> entry : drain(pending)) {
             context().forward(new Record<>(entry.key, (Object) entry.value, timestamp), VoteTopology.DELTAS_SINK);
             pending.delete(entry.key);
         }
+    }
+
+    /** Drops idempotency keys past their expiry; lookups already ignore them, this frees the space. */
+    private void purgeExpiredKeys(long now) {
+        List<String> expired = new ArrayList<>();
+        try (KeyValueIterator<String, IdempotencyRecord> it = idempotency.all()) {
+            it.forEachRemaining(e -> {
+                if (e.value.getExpiresAt().toEpochMilli() <= now) {
+                    expired.add(e.key);
+                }
+            });
+        }
+        expired.forEach(idempotency::delete);
+    }
+
+    private static <V> List<KeyValue<String, V>> drain(KeyValueStore<String, V> store) {
+        List<KeyValue<String, V>> all = new ArrayList<>();
+        try (KeyValueIterator<String, V> it = store.all()) {
+            it.forEachRemaining(all::add);
+        }
+        return all;
     }
 
     static String stateKey(String voter, String itemKey) {

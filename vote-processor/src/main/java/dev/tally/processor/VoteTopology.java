@@ -1,11 +1,12 @@
 package dev.tally.processor;
 
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schemas.AvroSerde;
+import dev.tally.schemas.Topic;
 import dev.tally.schemas.Topics;
-import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import org.apache.kafka.common.serialization.Serdes;
@@ -14,14 +15,19 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The vote-processor topology: reads {@code tally.vote-commands} (keyed by hashed voter), resolves each
- * command in the {@value #VOTER_ITEM_STORE} store (voter|item → state), and writes
+ * The vote-processor topology: reads {@code tally.vote-commands} (keyed by hashed voter) and the global
+ * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
+ * {@value #VOTER_ITEM_STORE} store (voter|item → state) with idempotency keys in
+ * {@value #IDEMPOTENCY_STORE} (voter|key → first answer), and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
  * by item) and {@code tally.vote-outcomes} (to the partition the waiting API reads). All values Avro.
  */
 public final class VoteTopology {
     public static final String VOTER_ITEM_STORE = "voter-item-state";
     public static final String PENDING_DELTAS_STORE = "pending-deltas";
+    public static final String IDEMPOTENCY_STORE = "idempotency-keys";
+    public static final String REACTION_TYPES_STORE = "reaction-types";
+    public static final String ITEM_CATALOG_STORE = "item-catalog";
     static final String SOURCE = "vote-commands-source";
     static final String RESOLVER = "resolve-vote";
     static final String EVENTS_SINK = "vote-events-sink";
@@ -30,12 +36,16 @@ public final class VoteTopology {
 
     private VoteTopology() {}
 
-    public static Topology build(Duration deltaFlushInterval) {
+    public static Topology build(VoteProcessorConfig config) {
         var commands = Topics.VOTE_COMMANDS;
         Topology topology = new Topology();
+        addGlobalTable(topology, Topics.REACTION_TYPES, REACTION_TYPES_STORE);
+        addGlobalTable(topology, Topics.ITEM_CATALOG, ITEM_CATALOG_STORE);
         topology.addSource(SOURCE, commands.keySerde().deserializer(), commands.valueSerde().deserializer(),
                 commands.name());
-        topology.addProcessor(RESOLVER, () -> new VoteResolver(deltaFlushInterval), SOURCE);
+        topology.addProcessor(RESOLVER, () -> new VoteResolver(config), SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),
+                Serdes.String(), AvroSerde.of(IdempotencyRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),
@@ -47,6 +57,14 @@ public final class VoteTopology {
         topology.addSink(OUTCOMES_SINK, Topics.VOTE_OUTCOMES.name(), Serdes.String().serializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().serializer(), new ReplyPartitioner(), RESOLVER);
         return topology;
+    }
+
+    /** A read-only copy of a compacted topic in every instance, kept by {@link GlobalStoreUpdater}. */
+    private static <V> void addGlobalTable(Topology topology, Topic<String, V> topic, String storeName) {
+        topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(storeName),
+                        topic.keySerde(), topic.valueSerde()).withLoggingDisabled(),
+                storeName + "-source", topic.keySerde().deserializer(), topic.valueSerde().deserializer(),
+                topic.name(), storeName + "-updater", () -> new GlobalStoreUpdater<V>(storeName));
     }
 
     /** Sends each outcome to the partition its API instance reads. */

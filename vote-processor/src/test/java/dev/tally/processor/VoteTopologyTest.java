@@ -27,6 +27,8 @@ import org.junit.jupiter.api.Test;
 
 class VoteTopologyTest {
     private static final Duration FLUSH = Duration.ofMillis(100);
+    static final VoteProcessorConfig CONFIG =
+            new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, Duration.ofHours(24), 1, false);
     private TopologyTestDriver driver;
     private TestInputTopic<String, VoteCommand> commands;
     private TestOutputTopic<String, VoteEvent> events;
@@ -39,7 +41,7 @@ class VoteTopologyTest {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "vote-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(VoteTopology.build(FLUSH), props, Instant.parse("2026-11-30T00:00:00Z"));
+        driver = new TopologyTestDriver(VoteTopology.build(CONFIG), props, Instant.parse("2026-11-30T00:00:00Z"));
         commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                 Topics.VOTE_COMMANDS.valueSerde().serializer());
         events = driver.createOutputTopic(Topics.VOTE_EVENTS.name(), Topics.VOTE_EVENTS.keySerde().deserializer(),
@@ -162,7 +164,7 @@ class VoteTopologyTest {
 
     @Test
     void topologyNamesItsStoresAndSinks() {
-        String description = VoteTopology.build(FLUSH).describe().toString();
+        String description = VoteTopology.build(CONFIG).describe().toString();
         assertThat(description).contains(VoteTopology.VOTER_ITEM_STORE, VoteTopology.PENDING_DELTAS_STORE,
                 Topics.VOTE_EVENTS.name(), Topics.COUNT_DELTAS.name(), Topics.VOTE_OUTCOMES.name());
     }

@@ -1,0 +1,110 @@
+package dev.tally.ingest;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.tally.common.CompactedTopicView;
+import dev.tally.common.ReactionRegistry;
+import dev.tally.schema.ReactionType;
+import io.javalin.http.Context;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code GET /v1/reactions} (active codes) and the admin's {@code PUT}/{@code DELETE
+ * /v1/admin/reactions/{code}}: the registry lives in the compacted {@code tally.reaction-types}.
+ */
+final class ReactionHandler {
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
+    private static final Set<String> KEYS = Set.of("label", "icon_url");
+
+    private final CompactedTopicView<ReactionType> view;
+    private final ReactionRegistry registry;
+    private final Identities identities;
+
+    ReactionHandler(CompactedTopicView<ReactionType> view, ReactionRegistry registry, Identities identities) {
+        this.view = view;
+        this.registry = registry;
+        this.identities = identities;
+    }
+
+    void list(Context ctx) {
+        ctx.json(view.snapshot().values().stream().filter(ReactionType::getActive)
+                .sorted(ReactionRegistry.DISPLAY_ORDER).map(ReactionHandler::json).toList());
+    }
+
+    void put(Context ctx) {
+        identities.requireAdmin(ctx);
+        String code = code(ctx);
+        JsonNode body = body(ctx);
+        JsonNode label = body.get("label");
+        if (label == null || !label.isTextual() || label.asText().isBlank() || label.asText().length() > 64) {
+            throw ApiProblem.invalid("'label' is required: a string of 1 to 64 characters");
+        }
+        JsonNode icon = body.get("icon_url");
+        String iconUrl = null;
+        if (icon != null && !icon.isNull()) {
+            if (!icon.isTextual() || !icon.asText().matches("(https://|/)[\\x21-\\x7E]{1,500}")) {
+                throw ApiProblem.invalid("'icon_url' must be an https:// URL or a path starting with /, or null");
+            }
+            iconUrl = icon.asText();
+        }
+        ReactionType written = registry.put(code, label.asText(), iconUrl);
+        view.applyLocal(code, written);
+        ctx.json(json(written));
+    }
+
+    void retire(Context ctx) {
+        identities.requireAdmin(ctx);
+        String code = code(ctx);
+        ReactionType current = view.get(code).orElseThrow(() -> new ApiProblem(404, "unknown-reaction",
+                "Unknown reaction", "'" + code + "' is not a reaction code"));
+        ReactionType written = current.getActive() ? registry.retire(current) : current;
+        view.applyLocal(code, written);
+        ctx.json(json(written));
+    }
+
+    private static String code(Context ctx) {
+        String code = ctx.pathParam("code");
+        if (!VoteRequest.REACTION_CODE.matcher(code).matches()) {
+            throw ApiProblem.invalid("reaction code must match [a-z][a-z0-9_]{0,31}");
+        }
+        return code;
+    }
+
+    private static JsonNode body(Context ctx) {
+        RequestLimits.requireJson(ctx);
+        JsonNode root;
+        try {
+            root = JSON.readTree(RequestLimits.body(ctx));
+        } catch (IOException e) {
+            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body is not valid JSON");
+        }
+        if (root == null || !root.isObject()) {
+            throw ApiProblem.invalid("the body must be a JSON object");
+        }
+        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
+            String key = it.next();
+            if (!KEYS.contains(key)) {
+                throw new ApiProblem(400, "unknown-field", "Unknown field", "unknown field '" + VoteRequest.printable(key)
+                        + "'; allowed: [icon_url, label]");
+            }
+        }
+        return root;
+    }
+
+    private static Map<String, Object> json(ReactionType t) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("code", t.getCode());
+        out.put("label", t.getLabel());
+        out.put("icon_url", t.getIconUrl());
+        if (!t.getActive()) {
+            out.put("active", false);
+        }
+        return out;
+    }
+}

@@ -1,0 +1,162 @@
+package dev.tally.ingest;
+
+import dev.tally.common.CommandChecks;
+import dev.tally.common.CompactedTopicView;
+import dev.tally.common.Rejection;
+import dev.tally.common.VoterState;
+import dev.tally.common.query.CountsQuery;
+import dev.tally.common.query.ItemCountsView;
+import dev.tally.common.query.Unavailable;
+import dev.tally.schema.ItemStatus;
+import dev.tally.schema.OutcomeStatus;
+import dev.tally.schema.ReactionType;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoterItemState;
+import io.javalin.http.Context;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code POST /v1/votes}: refuse cheaply and specifically, then append the command and wait (bounded by
+ * {@code TALLY_SYNC_TIMEOUT}) for the vote-processor's answer. 200 with counts that include this vote,
+ * 202 when the answer is late (the vote is durable and will be applied), 503 when Kafka did not take it.
+ */
+final class VoteHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(VoteHandler.class);
+
+    private final IngestConfig config;
+    private final Identities identities;
+    private final CommandGateway gateway;
+    private final CountsQuery counts;
+    private final CompactedTopicView<ReactionType> reactions;
+    private final CompactedTopicView<ItemStatus> catalog;
+    private final CommandChecks checks;
+
+    VoteHandler(IngestConfig config, Identities identities, CommandGateway gateway, CountsQuery counts,
+                CompactedTopicView<ReactionType> reactions, CompactedTopicView<ItemStatus> catalog) {
+        this.config = config;
+        this.identities = identities;
+        this.gateway = gateway;
+        this.counts = counts;
+        this.reactions = reactions;
+        this.catalog = catalog;
+        this.checks = new CommandChecks(config.catalogVersion(), config.requireCatalog());
+    }
+
+    void post(Context ctx) {
+        if (!config.votingEnabled()) {
+            throw ApiProblem.unavailable("voting-disabled", "voting is disabled (TALLY_VOTING_ENABLED=false); reads still work");
+        }
+        RequestLimits.requireJson(ctx);
+        VoteRequest request = VoteRequest.parse(RequestLimits.body(ctx), config.catalogVersion());
+        String idempotencyKey = idempotencyKey(ctx);
+        String voter = identities.requireVoter(ctx);
+        VoteCommand command = VoteCommand.newBuilder()
+                .setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+                .setItemType(request.itemType()).setItemId(request.itemId())
+                .setAction(request.action()).setVoteValue(request.voteValue()).setReaction(request.reaction())
+                .setMode(request.mode()).setCatalogVersion(request.catalogVersion())
+                .setIdempotencyKey(idempotencyKey).setRequestHash(request.canonicalHash())
+                .setReplyPartition(gateway.replyPartition()).setReceivedAt(Instant.now())
+                .build();
+        checks.check(command, key -> catalog.get(key).orElse(null), code -> reactions.get(code).orElse(null))
+                .ifPresent(refusal -> {
+                    throw problem(refusal.reason(), refusal.detail());
+                });
+
+        long deadline = System.nanoTime() + config.syncTimeout().toNanos();
+        CommandGateway.Submission submission = gateway.submit(command);
+        try {
+            submission.appended().get(remaining(deadline), TimeUnit.NANOSECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            submission.answered().cancel(false);
+            LOG.warn("command {} not appended to Kafka: {}", command.getCommandId(), e.toString());
+            throw ApiProblem.unavailable("kafka-unavailable", "the vote could not be stored durably; nothing was accepted");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw ApiProblem.unavailable("kafka-unavailable", "interrupted; nothing was accepted");
+        }
+        VoteOutcome outcome;
+        try {
+            outcome = submission.answered().get(remaining(deadline), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException | CancellationException e) {
+            pending(ctx, command);
+            return;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pending(ctx, command);
+            return;
+        }
+        if (outcome.getStatus() == OutcomeStatus.REJECTED) {
+            Rejection reason = Rejection.bySlug(String.valueOf(outcome.getError())).orElseThrow(() ->
+                    new IllegalStateException("unknown rejection '" + outcome.getError() + "' for " + command.getCommandId()));
+            throw problem(reason, String.valueOf(outcome.getDetail()));
+        }
+        answer(ctx, command, outcome);
+    }
+
+    private void answer(Context ctx, VoteCommand command, VoteOutcome outcome) {
+        VoterState before = state(outcome.getBefore());
+        VoterState after = state(outcome.getAfter());
+        ItemCountsView view;
+        try {
+            view = counts.counts(outcome.getItemType(), outcome.getItemId());
+        } catch (Unavailable e) {
+            LOG.info("counts for {}:{} unavailable after command {}: {}", outcome.getItemType(), outcome.getItemId(),
+                    command.getCommandId(), e.getMessage());
+            pending(ctx, command);
+            return;
+        }
+        if (!view.reflects(outcome.getSourcePartition(), outcome.getSourceOffset())) {
+            view = view.plus(before, after); // not projected yet: add this voter's own change
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("item_type", outcome.getItemType());
+        out.put("item_id", outcome.getItemId());
+        out.put("outcome", outcome.getOutcome().name().toLowerCase());
+        out.put("user_vote", after.vote());
+        out.put("user_reaction", after.reaction());
+        out.put("counts", ReadHandler.countsJson(view));
+        out.put("position", outcome.getSourcePartition() + ":" + outcome.getSourceOffset());
+        ctx.header(ReadHandler.POSITION_HEADER, view.position());
+        ctx.json(out);
+    }
+
+    /** {@code Idempotency-Key}: at most 64 visible ASCII characters. */
+    private static String idempotencyKey(Context ctx) {
+        String key = ctx.header("Idempotency-Key");
+        if (key != null && !key.matches("[\\x21-\\x7E]{1,64}")) {
+            throw new ApiProblem(400, "invalid-idempotency-key", "Invalid Idempotency-Key",
+                    "Idempotency-Key must be 1 to 64 visible ASCII characters");
+        }
+        return key;
+    }
+
+    private static ApiProblem problem(Rejection reason, String detail) {
+        return new ApiProblem(reason.status, reason.slug, reason.title, detail);
+    }
+
+    private static void pending(Context ctx, VoteCommand command) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("command_id", command.getCommandId());
+        out.put("status", "pending");
+        ctx.status(202).json(out);
+    }
+
+    private static long remaining(long deadline) {
+        return Math.max(0, deadline - System.nanoTime());
+    }
+
+    private static VoterState state(VoterItemState s) {
+        return new VoterState(s.getVote(), s.getReaction());
+    }
+}
