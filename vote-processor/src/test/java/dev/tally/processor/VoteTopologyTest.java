@@ -2,7 +2,6 @@ package dev.tally.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteCommand;
@@ -12,11 +11,7 @@ import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.Properties;
-import java.util.UUID;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -26,46 +21,35 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class VoteTopologyTest {
-    private static final Duration FLUSH = Duration.ofMillis(100);
-    static final VoteProcessorConfig CONFIG =
-            new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, Duration.ofHours(24), 1, false);
+    private static final Duration FLUSH = ProcessorDriver.FLUSH;
+    private ProcessorDriver fixture;
     private TopologyTestDriver driver;
-    private TestInputTopic<String, VoteCommand> commands;
     private TestOutputTopic<String, VoteEvent> events;
     private TestOutputTopic<String, CountDelta> deltas;
     private TestOutputTopic<String, VoteOutcome> outcomes;
+    private TestInputTopic<String, VoteCommand> commands;
 
     @BeforeEach
     void setUp() {
-        Properties props = new Properties();
-        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "vote-topology-test");
-        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(VoteTopology.build(CONFIG), props, Instant.parse("2026-11-30T00:00:00Z"));
-        commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
-                Topics.VOTE_COMMANDS.valueSerde().serializer());
-        events = driver.createOutputTopic(Topics.VOTE_EVENTS.name(), Topics.VOTE_EVENTS.keySerde().deserializer(),
-                Topics.VOTE_EVENTS.valueSerde().deserializer());
-        deltas = driver.createOutputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().deserializer(),
-                Topics.COUNT_DELTAS.valueSerde().deserializer());
-        outcomes = driver.createOutputTopic(Topics.VOTE_OUTCOMES.name(),
-                Topics.VOTE_OUTCOMES.keySerde().deserializer(), Topics.VOTE_OUTCOMES.valueSerde().deserializer());
+        fixture = new ProcessorDriver();
+        driver = fixture.driver;
+        events = fixture.events;
+        deltas = fixture.deltas;
+        outcomes = fixture.outcomes;
+        commands = fixture.commands;
     }
 
     @AfterEach
     void tearDown() {
-        driver.close();
+        fixture.close();
     }
 
     static VoteCommand vote(String voter, String item, int value, VoteMode mode) {
-        return VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
-                .setItemType("post").setItemId(item).setAction(CommandAction.VOTE).setVoteValue(value)
-                .setMode(mode).setReplyPartition(0).setReceivedAt(Instant.parse("2026-11-30T00:00:00Z")).build();
+        return ProcessorDriver.vote(voter, item, value, mode);
     }
 
     private VoteOutcome send(VoteCommand c) {
-        commands.pipeInput(c.getVoter(), c);
-        return outcomes.readValue();
+        return fixture.send(c);
     }
 
     @Test
@@ -164,7 +148,7 @@ class VoteTopologyTest {
 
     @Test
     void topologyNamesItsStoresAndSinks() {
-        String description = VoteTopology.build(CONFIG).describe().toString();
+        String description = VoteTopology.build(ProcessorDriver.CONFIG).describe().toString();
         assertThat(description).contains(VoteTopology.VOTER_ITEM_STORE, VoteTopology.PENDING_DELTAS_STORE,
                 Topics.VOTE_EVENTS.name(), Topics.COUNT_DELTAS.name(), Topics.VOTE_OUTCOMES.name());
     }

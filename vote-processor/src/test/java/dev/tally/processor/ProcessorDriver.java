@@ -1,0 +1,94 @@
+package dev.tally.processor;
+
+import dev.tally.common.ReactionRegistry;
+import dev.tally.schema.CommandAction;
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemState;
+import dev.tally.schema.ItemStatus;
+import dev.tally.schema.ReactionType;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteEvent;
+import dev.tally.schema.VoteMode;
+import dev.tally.schema.VoteOutcome;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Properties;
+import java.util.UUID;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.TopologyTestDriver;
+
+/** The vote-processor topology in a {@link TopologyTestDriver}, with the default reactions registered. */
+final class ProcessorDriver implements AutoCloseable {
+    static final Duration FLUSH = Duration.ofMillis(100);
+    static final Duration TTL = Duration.ofHours(24);
+    static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false);
+
+    final TopologyTestDriver driver;
+    final TestInputTopic<String, VoteCommand> commands;
+    final TestInputTopic<String, ReactionType> reactions;
+    final TestInputTopic<String, ItemStatus> catalog;
+    final TestOutputTopic<String, VoteEvent> events;
+    final TestOutputTopic<String, CountDelta> deltas;
+    final TestOutputTopic<String, VoteOutcome> outcomes;
+
+    ProcessorDriver() {
+        this(CONFIG);
+    }
+
+    ProcessorDriver(VoteProcessorConfig config) {
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "vote-processor-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+        driver = new TopologyTestDriver(VoteTopology.build(config), props, Instant.parse("2026-11-30T00:00:00Z"));
+        commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
+                Topics.VOTE_COMMANDS.valueSerde().serializer());
+        reactions = driver.createInputTopic(Topics.REACTION_TYPES.name(), Topics.REACTION_TYPES.keySerde().serializer(),
+                Topics.REACTION_TYPES.valueSerde().serializer());
+        catalog = driver.createInputTopic(Topics.ITEM_CATALOG.name(), Topics.ITEM_CATALOG.keySerde().serializer(),
+                Topics.ITEM_CATALOG.valueSerde().serializer());
+        events = driver.createOutputTopic(Topics.VOTE_EVENTS.name(), Topics.VOTE_EVENTS.keySerde().deserializer(),
+                Topics.VOTE_EVENTS.valueSerde().deserializer());
+        deltas = driver.createOutputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().deserializer(),
+                Topics.COUNT_DELTAS.valueSerde().deserializer());
+        outcomes = driver.createOutputTopic(Topics.VOTE_OUTCOMES.name(), Topics.VOTE_OUTCOMES.keySerde().deserializer(),
+                Topics.VOTE_OUTCOMES.valueSerde().deserializer());
+        ReactionRegistry.DEFAULT_CODES.forEach(code -> registerReaction(code, true));
+    }
+
+    void registerReaction(String code, boolean active) {
+        reactions.pipeInput(code, new ReactionType(code, code, null, active, Instant.EPOCH));
+    }
+
+    void setItem(String itemId, ItemState state) {
+        catalog.pipeInput("post:" + itemId, new ItemStatus("post", itemId, state, Instant.EPOCH));
+    }
+
+    static VoteCommand.Builder command(String voter, String item) {
+        return VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+                .setItemType("post").setItemId(item).setReplyPartition(0).setRequestHash("h")
+                .setReceivedAt(Instant.parse("2026-11-30T00:00:00Z"));
+    }
+
+    static VoteCommand vote(String voter, String item, int value, VoteMode mode) {
+        return command(voter, item).setAction(CommandAction.VOTE).setVoteValue(value).setMode(mode).build();
+    }
+
+    static VoteCommand reaction(String voter, String item, String code, VoteMode mode) {
+        return command(voter, item).setAction(CommandAction.REACTION).setReaction(code).setMode(mode).build();
+    }
+
+    /** Sends the command and returns the processor's answer to it. */
+    VoteOutcome send(VoteCommand c) {
+        commands.pipeInput(c.getVoter(), c);
+        return outcomes.readValue();
+    }
+
+    @Override
+    public void close() {
+        driver.close();
+    }
+}
