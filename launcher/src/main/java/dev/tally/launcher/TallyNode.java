@@ -24,6 +24,9 @@ import dev.tally.projector.CountProjector;
 import dev.tally.projector.CountProjectorConfig;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -105,19 +108,27 @@ public final class TallyNode implements AutoCloseable {
     }
 
     /**
-     * A vote-processor or count-projector running alone serves interactive queries at
-     * {@code TALLY_QUERY_HOST:TALLY_QUERY_PORT} [127.0.0.1:8091], its {@code application.server}.
+     * Where this process serves interactive queries for its vote-processor or count-projector (their
+     * {@code application.server}, so other instances can route to it): beside the ingest API on its HTTP
+     * port when it runs here too, otherwise on {@code TALLY_QUERY_PORT} [8091]; advertised as
+     * {@code TALLY_QUERY_HOST} [127.0.0.1].
      */
     static HostInfo queryAddress(Env env, Set<Service> services) {
         boolean queryable = services.contains(Service.VOTE_PROCESSOR) || services.contains(Service.COUNT_PROJECTOR);
-        if (services.size() != 1 || !queryable) {
+        if (!queryable) {
             return null;
         }
-        return new HostInfo(env.string("TALLY_QUERY_HOST", "127.0.0.1"), env.integer("TALLY_QUERY_PORT", 8091, 1, 65535));
+        int port = services.contains(Service.INGEST_API)
+                ? env.integer("TALLY_HTTP_PORT", 8080, 0, 65535)
+                : env.integer("TALLY_QUERY_PORT", 8091, 1, 65535);
+        return new HostInfo(env.string("TALLY_QUERY_HOST", "127.0.0.1"), port);
     }
 
     private void startServices(Env env, Set<Service> services) {
         TopicAdmin.ensureTopics(runtime.kafka());
+        if (services.contains(Service.INGEST_API) && env.integer("TALLY_HTTP_PORT", 8080, 0, 65535) == 0) {
+            env = env.with("TALLY_HTTP_PORT", Integer.toString(freePort())); // known before Streams advertise it
+        }
         HostInfo self = queryAddress(env, services);
         if (services.contains(Service.VOTE_PROCESSOR)) {
             processor = VoteProcessor.start(runtime, VoteProcessorConfig.from(env), self);
@@ -200,6 +211,14 @@ public final class TallyNode implements AutoCloseable {
             }
         }).start();
         closeables.add(0, http::stop);
+    }
+
+    private static int freePort() {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free port for the HTTP server", e);
+        }
     }
 
     /** Every local Streams application is RUNNING. */
