@@ -58,7 +58,7 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
         Map<Integer, Long> watermarks = new HashMap<>();
         c.getWatermarks().forEach((p, o) -> watermarks.put(Integer.parseInt(p), o));
         return new ItemCountsView(c.getItemType(), c.getItemId(), c.getUpvotes(), c.getDownvotes(),
-                c.getReactions(), watermarks);
+                c.getReactions(), c.getWeightedUp(), c.getWeightedDown(), c.getFirstVoteAt(), watermarks);
     }
 
     /**

@@ -43,7 +43,7 @@ public final class CountTopology {
 
     static ItemCounts empty() {
         return ItemCounts.newBuilder().setItemType("").setItemId("").setReactions(new HashMap<>())
-                .setWatermarks(new HashMap<>()).setUpdatedAt(Instant.EPOCH).build();
+                .setWatermarks(new HashMap<>()).setFirstVoteAt(Instant.EPOCH).setUpdatedAt(Instant.EPOCH).build();
     }
 
     /** Adds one delta to the running counts and advances the watermark of the delta's source partition. */
@@ -52,13 +52,19 @@ public final class CountTopology {
         delta.getReactions().forEach((code, n) -> reactions.merge(code, n, Long::sum));
         reactions.values().removeIf(n -> n == 0);
         Map<String, Long> watermarks = new HashMap<>(total.getWatermarks());
-        watermarks.merge(Integer.toString(delta.getSourcePartition()), delta.getThroughOffset(), Math::max);
+        if (delta.getSourcePartition() >= 0) { // a reconcile correction (-1) reflects no command offset
+            watermarks.merge(Integer.toString(delta.getSourcePartition()), delta.getThroughOffset(), Math::max);
+        }
+        Instant now = Instant.now();
         return ItemCounts.newBuilder()
                 .setItemType(delta.getItemType()).setItemId(delta.getItemId())
                 .setUpvotes(total.getUpvotes() + delta.getUpvotes())
                 .setDownvotes(total.getDownvotes() + delta.getDownvotes())
+                .setWeightedUp(total.getWeightedUp() + delta.getWeightedUp())
+                .setWeightedDown(total.getWeightedDown() + delta.getWeightedDown())
                 .setReactions(reactions).setWatermarks(watermarks)
-                .setUpdatedAt(Instant.now())
+                .setFirstVoteAt(total.getFirstVoteAt().equals(Instant.EPOCH) ? now : total.getFirstVoteAt())
+                .setUpdatedAt(now)
                 .build();
     }
 }

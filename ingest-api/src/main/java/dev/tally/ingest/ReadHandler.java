@@ -120,7 +120,14 @@ final class ReadHandler {
         out.put("downvotes", view.downvotes());
         out.put("score", view.score());
         out.put("reactions", new TreeMap<>(view.reactions()));
+        out.put("weighted_score", round(view.weightedScore()));
+        out.put("wilson", round(view.wilson()));
+        out.put("hot", round(view.hot()));
         return out;
+    }
+
+    private static double round(double x) {
+        return Math.round(x * 1e6) / 1e6;
     }
 
     static String sha256(String text) {

@@ -163,8 +163,13 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
                     .setReactions(new HashMap<>()).setSourcePartition(source.partition())
                     .setThroughOffset(source.offset()).build();
         }
-        delta.setUpvotes(delta.getUpvotes() + (after.vote() == 1 ? 1 : 0) - (before.vote() == 1 ? 1 : 0));
-        delta.setDownvotes(delta.getDownvotes() + (after.vote() == -1 ? 1 : 0) - (before.vote() == -1 ? 1 : 0));
+        int up = (after.vote() == 1 ? 1 : 0) - (before.vote() == 1 ? 1 : 0);
+        int down = (after.vote() == -1 ? 1 : 0) - (before.vote() == -1 ? 1 : 0);
+        double weight = 1.0; // every voter weighs the same until the fraud work weighs new accounts
+        delta.setUpvotes(delta.getUpvotes() + up);
+        delta.setDownvotes(delta.getDownvotes() + down);
+        delta.setWeightedUp(delta.getWeightedUp() + weight * up);
+        delta.setWeightedDown(delta.getWeightedDown() + weight * down);
         if (!Objects.equals(before.reaction(), after.reaction())) {
             var reactions = new HashMap<>(delta.getReactions());
             if (before.reaction() != null) {

@@ -2,27 +2,44 @@ package dev.tally.common.query;
 
 import dev.tally.common.VoterState;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
  * Counts of one item as a reader sees them, with the per-partition watermarks they reflect.
  *
- * @param watermarks per {@code tally.vote-commands} partition, the highest command offset reflected
+ * @param weightedUp  upvotes weighted by voter trust (a vote from an account younger than a day weighs 0.1)
+ * @param firstVoteAt when the item's first vote was counted (the age term of the hot rank)
+ * @param watermarks  per {@code tally.vote-commands} partition, the highest command offset reflected
  */
 public record ItemCountsView(String itemType, String itemId, long upvotes, long downvotes,
-                             Map<String, Long> reactions, Map<Integer, Long> watermarks) {
+                             Map<String, Long> reactions, double weightedUp, double weightedDown,
+                             Instant firstVoteAt, Map<Integer, Long> watermarks) {
     public ItemCountsView {
         reactions = Map.copyOf(reactions);
         watermarks = Map.copyOf(watermarks);
     }
 
     public static ItemCountsView empty(String itemType, String itemId) {
-        return new ItemCountsView(itemType, itemId, 0, 0, Map.of(), Map.of());
+        return new ItemCountsView(itemType, itemId, 0, 0, Map.of(), 0, 0, Instant.EPOCH, Map.of());
     }
 
     public long score() {
         return upvotes - downvotes;
+    }
+
+    public double weightedScore() {
+        return weightedUp - weightedDown;
+    }
+
+    /** Wilson lower bound at 95% over the weighted votes. */
+    public double wilson() {
+        return Scores.wilsonLowerBound(weightedUp, weightedUp + weightedDown, Scores.Z95);
+    }
+
+    public double hot() {
+        return Scores.hot(weightedScore(), firstVoteAt);
     }
 
     /** Whether the command at {@code offset} of commands partition {@code partition} is already counted. */
@@ -40,8 +57,10 @@ public record ItemCountsView(String itemType, String itemId, long upvotes, long 
             r.merge(after.reaction(), 1L, Long::sum);
         }
         r.values().removeIf(n -> n == 0);
-        return new ItemCountsView(itemType, itemId,
-                upvotes + up(after) - up(before), downvotes + down(after) - down(before), r, watermarks);
+        long dUp = up(after) - up(before);
+        long dDown = down(after) - down(before);
+        return new ItemCountsView(itemType, itemId, upvotes + dUp, downvotes + dDown, r,
+                weightedUp + dUp, weightedDown + dDown, firstVoteAt, watermarks);
     }
 
     /** The log position these counts reflect, as {@code partition:offset,...} for a response header. */
