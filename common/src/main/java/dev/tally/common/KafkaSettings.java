@@ -16,8 +16,10 @@ import dev.tally.schemas.Topics;
  * @param bootstrap         {@code TALLY_BOOTSTRAP} [127.0.0.1:$TALLY_KAFKA_PORT]
  * @param partitions        {@code TALLY_PARTITIONS} [12]: partitions of every Tally topic, fixed at creation
  * @param replicationFactor {@code TALLY_REPLICATION_FACTOR} [1]: 3 on a real cluster
+ * @param standbyReplicas   {@code TALLY_STANDBY_REPLICAS} [1 when replicated, else 0]: warm copies of every
+ *                          Streams store on other instances, for fast failover and stale reads
  */
-public record KafkaSettings(String bootstrap, int partitions, short replicationFactor) {
+public record KafkaSettings(String bootstrap, int partitions, short replicationFactor, int standbyReplicas) {
     public KafkaSettings {
         if (bootstrap == null || bootstrap.isBlank()) {
             throw new Env.ConfigException("TALLY_BOOTSTRAP must name at least one HOST:PORT");
@@ -32,9 +34,10 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
 
     public static KafkaSettings from(Env env) {
         String port = env.string("TALLY_KAFKA_PORT", "9092");
+        short replication = (short) env.integer("TALLY_REPLICATION_FACTOR", 1, 1, 32);
         return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port),
-                env.integer("TALLY_PARTITIONS", 12, 1, 10_000),
-                (short) env.integer("TALLY_REPLICATION_FACTOR", 1, 1, 32));
+                env.integer("TALLY_PARTITIONS", 12, 1, 10_000), replication,
+                env.integer("TALLY_STANDBY_REPLICAS", replication > 1 ? 1 : 0, 0, 10));
     }
 
     public Properties clientProps(String clientId) {
@@ -67,7 +70,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, (int) commitInterval.toMillis());
         p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, (int) replicationFactor);
-        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, replicationFactor > 1 ? 1 : 0);
+        p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, standbyReplicas);
         p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task

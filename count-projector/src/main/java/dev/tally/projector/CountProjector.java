@@ -10,10 +10,7 @@ import dev.tally.common.query.Unavailable;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.Optional;
-import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 import org.apache.kafka.streams.state.HostInfo;
 
 /** The running count-projector: its Streams application and the item-counts query, local or forwarded. */
@@ -41,36 +38,36 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
     @Override
     public ItemCountsView counts(String itemType, String itemId) throws Unavailable {
         String key = Topics.itemKey(itemType, itemId);
-        Optional<HostInfo> owner = router.remoteOwner(CountTopology.ITEM_COUNTS_STORE, key, Serdes.String().serializer());
-        if (owner.isPresent()) {
-            return remote.get("http://" + owner.get().host() + ":" + owner.get().port(),
-                    "/internal/counts/" + itemType + "/" + itemId + "?local=true", ItemCountsView.class);
-        }
-        return local(itemType, itemId);
+        return router.route(CountTopology.ITEM_COUNTS_STORE, key, (store, partition, stale) -> read(store, itemType, itemId, stale),
+                (url, stale) -> remote.get(url, path(itemType, itemId) + "?local=true&stale=" + stale, ItemCountsView.class));
     }
 
-    private ItemCountsView local(String itemType, String itemId) throws Unavailable {
-        ItemCounts c = router.get(CountTopology.ITEM_COUNTS_STORE, Topics.itemKey(itemType, itemId));
-        return c == null ? ItemCountsView.empty(itemType, itemId) : view(c);
+    private static ItemCountsView read(ReadOnlyKeyValueStore<String, ?> store, String itemType, String itemId, boolean stale) {
+        ItemCounts c = (ItemCounts) store.get(Topics.itemKey(itemType, itemId));
+        return c == null ? ItemCountsView.empty(itemType, itemId) : ItemCountsView.of(c, stale);
     }
 
-    static ItemCountsView view(ItemCounts c) {
-        Map<Integer, Long> watermarks = new HashMap<>();
-        c.getWatermarks().forEach((p, o) -> watermarks.put(Integer.parseInt(p), o));
-        return new ItemCountsView(c.getItemType(), c.getItemId(), c.getUpvotes(), c.getDownvotes(),
-                c.getReactions(), c.getWeightedUp(), c.getWeightedDown(), c.getFirstVoteAt(), watermarks);
+    private static String path(String itemType, String itemId) {
+        return "/internal/counts/" + itemType + "/" + itemId;
     }
 
     /**
-     * The query route: other instances forward here with {@code ?local=true} (answered from this
-     * instance's store, never forwarded again); without it the query is routed to the owner.
+     * The query route. Other instances forward here with {@code ?local=true} (answered from this
+     * instance's store, never forwarded again; {@code stale=true} lets a standby answer); without it the
+     * query is routed to whoever owns the key.
      */
     public void mountInternalRoutes(RoutesConfig routes) {
-        routes.get("/internal/counts/{itemType}/{itemId}", ctx -> {
+        routes.get(path("{itemType}", "{itemId}"), ctx -> {
+            String type = ctx.pathParam("itemType");
+            String id = ctx.pathParam("itemId");
             try {
-                String type = ctx.pathParam("itemType");
-                String id = ctx.pathParam("itemId");
-                ctx.json("true".equals(ctx.queryParam("local")) ? local(type, id) : counts(type, id));
+                if ("true".equals(ctx.queryParam("local"))) {
+                    boolean stale = "true".equals(ctx.queryParam("stale"));
+                    ctx.json(router.local(CountTopology.ITEM_COUNTS_STORE, Topics.itemKey(type, id), stale,
+                            (store, partition, st) -> read(store, type, id, st)));
+                } else {
+                    ctx.json(counts(type, id));
+                }
             } catch (Unavailable e) {
                 ctx.status(503).header("Retry-After", "1").result(e.getMessage());
             }

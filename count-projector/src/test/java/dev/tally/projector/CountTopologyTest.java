@@ -2,6 +2,7 @@ package dev.tally.projector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.common.query.ItemCountsView;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
@@ -55,8 +56,8 @@ class CountTopologyTest {
         assertThat(c.getDownvotes()).isEqualTo(3);
         assertThat(c.getReactions()).containsExactly(Map.entry("wow", 1L));
         assertThat(c.getWatermarks()).containsOnly(Map.entry("0", 12L), Map.entry("5", 7L));
-        assertThat(CountProjector.view(c).reflects(0, 12)).isTrue();
-        assertThat(CountProjector.view(c).reflects(0, 13)).isFalse();
+        assertThat(ItemCountsView.of(c, false).reflects(0, 12)).isTrue();
+        assertThat(ItemCountsView.of(c, false).reflects(0, 13)).isFalse();
     }
 
     @Test

@@ -11,6 +11,7 @@ import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import java.util.Map;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -18,7 +19,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP door: routes to the handlers, and maps every failure to problem+json in one place. Reads
- * {@code tally.vote-outcomes}, {@code tally.reaction-types} and {@code tally.item-catalog}; writes
+ * {@code tally.vote-outcomes}, {@code tally.item-counts} (live updates), {@code tally.reaction-types} and
+ * {@code tally.item-catalog}; writes
  * {@code tally.vote-commands} and {@code tally.reaction-types}.
  */
 public final class IngestApi {
@@ -27,7 +29,8 @@ public final class IngestApi {
     /** What the API needs; the launcher wires it. */
     public record Deps(IngestConfig config, String adminToken, IdentityHasher hasher, CommandGateway gateway,
                        CountsQuery counts, VoterStateQuery voterStates, CompactedTopicView<ReactionType> reactions,
-                       CompactedTopicView<ItemStatus> catalog, ReactionRegistry registry, BooleanSupplier ready) {}
+                       CompactedTopicView<ItemStatus> catalog, ReactionRegistry registry, LiveUpdates live,
+                       BooleanSupplier ready) {}
 
     private IngestApi() {}
 
@@ -40,18 +43,23 @@ public final class IngestApi {
         IngestConfig config = deps.config();
         Identities identities = new Identities(deps.hasher(), config.trustUserHeader(), deps.adminToken());
         VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog());
-        ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates());
+        ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
+        StreamHandler streams = new StreamHandler(deps.live(), deps.counts(), config.maxStreams());
         BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp();
         return Javalin.create(cfg -> {
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
             cfg.startup.showJavalinBanner = false;
             cfg.jetty.host = config.httpHost();
             cfg.jetty.port = config.httpPort();
+            // each live stream holds a thread: room for all of them plus the ordinary requests
+            cfg.jetty.threadPool = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
             cfg.routes.post("/v1/votes", votes::post);
             cfg.routes.get("/v1/votes/{itemType}/{itemId}", reads::item);
             cfg.routes.get("/v1/votes/{itemType}", reads::batch);
             cfg.routes.get("/v1/reactions", reactions::list);
+            cfg.routes.before("/v1/stream", streams::validate);
+            cfg.routes.sse("/v1/stream", streams::stream);
             cfg.routes.put("/v1/admin/reactions/{code}", reactions::put);
             cfg.routes.delete("/v1/admin/reactions/{code}", reactions::retire);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));

@@ -17,12 +17,14 @@ import java.util.Optional;
  * @param votingEnabled     {@code TALLY_VOTING_ENABLED} [true]: false answers writes with 503, reads still work
  * @param catalogVersion    {@code TALLY_CATALOG_VERSION} [1]
  * @param requireCatalog    {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
+ * @param maxStreams        {@code TALLY_MAX_STREAMS} [200]: live SSE streams per instance (each holds a thread)
  * @param adminToken        {@code TALLY_ADMIN_TOKEN} [dev: derived from the secret and printed]
  * @param projectorUrl      {@code TALLY_PROJECTOR_URL}: a count-projector's query address when it runs elsewhere
  * @param processorUrl      {@code TALLY_PROCESSOR_URL}: a vote-processor's query address when it runs elsewhere
  */
 public record IngestConfig(String httpHost, int httpPort, Duration syncTimeout, int replyPartition,
                            boolean trustUserHeader, boolean votingEnabled, int catalogVersion, boolean requireCatalog,
+                           int maxStreams,
                            Optional<String> adminToken, Optional<String> projectorUrl, Optional<String> processorUrl) {
     public IngestConfig {
         if (syncTimeout.isNegative() || syncTimeout.isZero() || syncTimeout.toSeconds() > 30) {
@@ -49,6 +51,7 @@ public record IngestConfig(String httpHost, int httpPort, Duration syncTimeout, 
                 env.bool("TALLY_VOTING_ENABLED", true),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
+                env.integer("TALLY_MAX_STREAMS", 200, 0, 10_000),
                 adminToken, env.get("TALLY_PROJECTOR_URL"), env.get("TALLY_PROCESSOR_URL"));
     }
 }

@@ -8,20 +8,24 @@ import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
 import dev.tally.common.TopicAdmin;
-import dev.tally.common.VoterState;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.ItemCountsView;
 import dev.tally.common.query.RemoteQuery;
 import dev.tally.common.query.VoterStateQuery;
+import dev.tally.common.query.VoterStateView;
 import dev.tally.fraud.FraudDetector;
 import dev.tally.fraud.FraudDetectorConfig;
 import dev.tally.ingest.CommandGateway;
 import dev.tally.ingest.IngestApi;
 import dev.tally.ingest.IngestConfig;
+import dev.tally.ingest.LiveUpdates;
 import dev.tally.processor.VoteProcessor;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjector;
 import dev.tally.projector.CountProjectorConfig;
+import dev.tally.projector.ranking.RankingConfig;
+import dev.tally.projector.ranking.RankingJob;
+import dev.tally.projector.ranking.RankingRoutes;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
 import java.io.IOException;
@@ -97,6 +101,9 @@ public final class TallyNode implements AutoCloseable {
         if (services.contains(Service.FRAUD_DETECTOR)) {
             FraudDetectorConfig.from(env);
         }
+        if (services.contains(Service.COUNT_PROJECTOR) || services.contains(Service.INGEST_API)) {
+            RankingConfig.from(env);
+        }
         if (services.contains(Service.INGEST_API)) {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
             CommandGateway.checkReplyPartition(config.replyPartition(), runtime.kafka());
@@ -137,6 +144,7 @@ public final class TallyNode implements AutoCloseable {
         if (services.contains(Service.COUNT_PROJECTOR)) {
             projector = CountProjector.start(runtime, CountProjectorConfig.from(env), self);
             track(projector.service(), projector);
+            closeables.add(new RankingJob(runtime.kafka(), RankingConfig.from(env)));
         }
         if (services.contains(Service.FRAUD_DETECTOR)) {
             StreamsService fraud = FraudDetector.start(runtime, FraudDetectorConfig.from(env));
@@ -168,8 +176,13 @@ public final class TallyNode implements AutoCloseable {
         closeables.add(catalog);
         var registry = new ReactionRegistry(runtime.kafka());
         closeables.add(registry);
+        var live = new LiveUpdates(runtime.kafka());
+        closeables.add(live);
+        var rankings = new CompactedTopicView<>(runtime.kafka(), Topics.RANKINGS);
+        closeables.add(rankings);
+        RankingConfig rankingConfig = RankingConfig.from(env);
         var deps = new IngestApi.Deps(config, adminToken, new IdentityHasher(runtime.secrets()), gateway, counts, states,
-                reactions, catalog, registry, this::ready);
+                reactions, catalog, registry, live, this::ready);
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {
                 processor.mountInternalRoutes(cfg.routes);
@@ -177,6 +190,7 @@ public final class TallyNode implements AutoCloseable {
             if (projector != null) {
                 projector.mountInternalRoutes(cfg.routes);
             }
+            RankingRoutes.mount(cfg.routes, rankings, rankingConfig.maxAge());
         }).start();
         closeables.add(0, http::stop);
     }
@@ -193,7 +207,7 @@ public final class TallyNode implements AutoCloseable {
                 "TALLY_PROCESSOR_URL is required when the ingest API runs without a vote-processor"));
         RemoteQuery remote = new RemoteQuery();
         return (voter, type, id) -> remote.get(url, "/internal/voter-state/" + voter + "/" + type + "/" + id,
-                VoterState.class);
+                VoterStateView.class);
     }
 
     private void startQueryServer(HostInfo self) {
@@ -224,6 +238,11 @@ public final class TallyNode implements AutoCloseable {
     /** Every local Streams application is RUNNING. */
     public boolean ready() {
         return streams.stream().allMatch(StreamsService::isRunning);
+    }
+
+    /** The Streams applications running in this process. */
+    public List<StreamsService> streamsServices() {
+        return List.copyOf(streams);
     }
 
     public int httpPort() {

@@ -19,16 +19,22 @@ class WalkingSkeletonIT {
     private TallyNode node;
     private TallyClient client;
 
+    /** Every node of the test deployment shares the secret, so a voter hashes the same on each. */
     static Env env(Path dataDir) {
         return Env.of(Map.of(
                 "TALLY_BOOTSTRAP", SharedBroker.get().bootstrap(),
                 "TALLY_DATA_DIR", dataDir.toString(),
+                "TALLY_SECRET", "integration-test-secret-0123456789abcdef",
                 "TALLY_HTTP_PORT", "0",
                 "TALLY_SYNC_TIMEOUT", "10s"));
     }
 
     static TallyNode startAll(Path dataDir) throws InterruptedException {
-        TallyNode node = TallyNode.start(env(dataDir), EnumSet.allOf(TallyNode.Service.class));
+        return startAll(env(dataDir));
+    }
+
+    static TallyNode startAll(Env env) throws InterruptedException {
+        TallyNode node = TallyNode.start(env, EnumSet.allOf(TallyNode.Service.class));
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (!node.ready() && System.nanoTime() < deadline) {
             Thread.sleep(50);

@@ -5,6 +5,7 @@ import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.RankingArtifact;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
@@ -21,5 +22,5 @@ public final class CurrentSchemas {
             VoteCommand.getClassSchema(), VoteEvent.getClassSchema(), VoteOutcome.getClassSchema(),
             CountDelta.getClassSchema(), ItemCounts.getClassSchema(), QuarantineRecord.getClassSchema(),
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
-            IdempotencyRecord.getClassSchema());
+            IdempotencyRecord.getClassSchema(), RankingArtifact.getClassSchema());
 }

@@ -5,6 +5,7 @@ import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.RankingArtifact;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
@@ -26,6 +27,7 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
  *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
+ *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type (seed 001).</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
@@ -56,6 +58,8 @@ public final class Topics {
             new Topic<>("tally.reaction-types", KEY, AvroSerde.of(ReactionType.class), true, FOREVER);
     public static final Topic<String, ItemStatus> ITEM_CATALOG =
             new Topic<>("tally.item-catalog", KEY, AvroSerde.of(ItemStatus.class), true, FOREVER);
+    public static final Topic<String, RankingArtifact> RANKINGS =
+            new Topic<>("tally.rankings", KEY, AvroSerde.of(RankingArtifact.class), true, FOREVER);
 
     /** Records a Streams application could not read or process, with the failure in their headers. */
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
@@ -64,7 +68,7 @@ public final class Topics {
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
-                    REACTION_TYPES, ITEM_CATALOG, DEAD_LETTERS);
+                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store. */
     public static String itemKey(String itemType, String itemId) {

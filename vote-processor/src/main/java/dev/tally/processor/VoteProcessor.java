@@ -2,25 +2,24 @@ package dev.tally.processor;
 
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
-import dev.tally.common.VoterState;
 import dev.tally.common.query.RemoteQuery;
 import dev.tally.common.query.StoreRouter;
 import dev.tally.common.query.Unavailable;
 import dev.tally.common.query.VoterStateQuery;
+import dev.tally.common.query.VoterStateView;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
-import java.util.Optional;
-import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.HostInfo;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
  * The running vote-processor: its Streams application and the query of voters' own states, answered
  * from the local store or forwarded to the instance that owns the voter.
  */
 public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
-    static final String INTERNAL_STATE_PATH = "/internal/voter-state/{voter}/{itemType}/{itemId}";
-
     private final StreamsService service;
     private final StoreRouter router;
     private final RemoteQuery remote = new RemoteQuery();
@@ -44,33 +43,49 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
     }
 
     @Override
-    public VoterState state(String voterHash, String itemType, String itemId) throws Unavailable {
-        Optional<HostInfo> owner = router.remoteOwner(VoteTopology.VOTER_ITEM_STORE, voterHash,
-                Serdes.String().serializer());
-        if (owner.isPresent()) {
-            return remote.get("http://" + owner.get().host() + ":" + owner.get().port(),
-                    "/internal/voter-state/" + voterHash + "/" + itemType + "/" + itemId + "?local=true", VoterState.class);
-        }
-        return localState(voterHash, itemType, itemId);
+    public VoterStateView state(String voterHash, String itemType, String itemId) throws Unavailable {
+        return router.route(VoteTopology.VOTER_ITEM_STORE, voterHash,
+                (store, partition, stale) -> read(store, voterHash, itemType, itemId, partition, stale),
+                (url, stale) -> remote.get(url, path(voterHash, itemType, itemId) + "?local=true&stale=" + stale,
+                        VoterStateView.class));
     }
 
-    private VoterState localState(String voterHash, String itemType, String itemId) throws Unavailable {
-        VoterItemState s = router.get(VoteTopology.VOTER_ITEM_STORE,
-                VoteResolver.stateKey(voterHash, Topics.itemKey(itemType, itemId)));
-        return VoteResolver.fromAvro(s);
+    private VoterStateView read(ReadOnlyKeyValueStore<String, ?> states, String voterHash, String itemType, String itemId,
+                                int partition, boolean stale) throws Unavailable {
+        String key = VoteResolver.stateKey(voterHash, Topics.itemKey(itemType, itemId));
+        VoterItemState s = (VoterItemState) states.get(key);
+        if (s == null) {
+            return VoterStateView.none(partition);
+        }
+        ReadOnlyKeyValueStore<String, Long> offsets = service.streams().store(
+                StoreQueryParameters.fromNameAndType(VoteTopology.VOTER_ITEM_OFFSETS_STORE, QueryableStoreTypes.<String, Long>keyValueStore())
+                        .enableStaleStores());
+        Long offset = offsets.get(key);
+        return new VoterStateView(s.getVote(), s.getReaction(), partition, offset == null ? -1 : offset, stale);
+    }
+
+    private static String path(String voterHash, String itemType, String itemId) {
+        return "/internal/voter-state/" + voterHash + "/" + itemType + "/" + itemId;
     }
 
     /**
-     * The query route: other instances forward here with {@code ?local=true} (answered from this
-     * instance's store, never forwarded again); without it the query is routed to the owner.
+     * The query route. Other instances forward here with {@code ?local=true} (answered from this
+     * instance's store, never forwarded again; {@code stale=true} lets a standby answer); without it the
+     * query is routed to whoever owns the voter.
      */
     public void mountInternalRoutes(RoutesConfig routes) {
-        routes.get(INTERNAL_STATE_PATH, ctx -> {
+        routes.get(path("{voter}", "{itemType}", "{itemId}"), ctx -> {
+            String voter = ctx.pathParam("voter");
+            String type = ctx.pathParam("itemType");
+            String id = ctx.pathParam("itemId");
             try {
-                String voter = ctx.pathParam("voter");
-                String type = ctx.pathParam("itemType");
-                String id = ctx.pathParam("itemId");
-                ctx.json("true".equals(ctx.queryParam("local")) ? localState(voter, type, id) : state(voter, type, id));
+                if ("true".equals(ctx.queryParam("local"))) {
+                    boolean stale = "true".equals(ctx.queryParam("stale"));
+                    ctx.json(router.local(VoteTopology.VOTER_ITEM_STORE, voter, stale,
+                            (store, partition, st) -> read(store, voter, type, id, partition, st)));
+                } else {
+                    ctx.json(state(voter, type, id));
+                }
             } catch (Unavailable e) {
                 ctx.status(503).header("Retry-After", "1").result(e.getMessage());
             }

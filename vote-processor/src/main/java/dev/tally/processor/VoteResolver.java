@@ -49,6 +49,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     private final VoteProcessorConfig config;
     private final CommandChecks checks;
     private KeyValueStore<String, VoterItemState> states;
+    private KeyValueStore<String, Long> offsets;
     private KeyValueStore<String, CountDelta> pending;
     private KeyValueStore<String, IdempotencyRecord> idempotency;
     private KeyValueStore<String, ReactionType> registry;
@@ -63,6 +64,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     public void init(ProcessorContext<String, Object> context) {
         super.init(context);
         states = context.getStateStore(VoteTopology.VOTER_ITEM_STORE);
+        offsets = context.getStateStore(VoteTopology.VOTER_ITEM_OFFSETS_STORE);
         pending = context.getStateStore(VoteTopology.PENDING_DELTAS_STORE);
         idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
         registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
@@ -112,6 +114,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         VoterState after = resolution.after();
         if (resolution.outcome() != Outcome.UNCHANGED) {
             states.put(stateKey, toAvro(after));
+            offsets.put(stateKey, source.offset());
             addToPending(itemKey, command, before, after, source);
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())

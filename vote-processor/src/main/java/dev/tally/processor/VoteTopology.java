@@ -17,13 +17,15 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The vote-processor topology: reads {@code tally.vote-commands} (keyed by hashed voter) and the global
  * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
- * {@value #VOTER_ITEM_STORE} store (voter|item → state) with idempotency keys in
+ * {@value #VOTER_ITEM_STORE} store (voter|item → state; {@value #VOTER_ITEM_OFFSETS_STORE} keeps the offset of
+ * each voter-item's last change, for read-your-writes) with idempotency keys in
  * {@value #IDEMPOTENCY_STORE} (voter|key → first answer), and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
  * by item) and {@code tally.vote-outcomes} (to the partition the waiting API reads). All values Avro.
  */
 public final class VoteTopology {
     public static final String VOTER_ITEM_STORE = "voter-item-state";
+    public static final String VOTER_ITEM_OFFSETS_STORE = "voter-item-offsets";
     public static final String PENDING_DELTAS_STORE = "pending-deltas";
     public static final String IDEMPOTENCY_STORE = "idempotency-keys";
     public static final String REACTION_TYPES_STORE = "reaction-types";
@@ -48,6 +50,8 @@ public final class VoteTopology {
                 Serdes.String(), AvroSerde.of(IdempotencyRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_OFFSETS_STORE),
+                Serdes.String(), Serdes.Long()), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),
                 Serdes.String(), AvroSerde.of(CountDelta.class)).withCachingEnabled(), RESOLVER);
         topology.addSink(EVENTS_SINK, Topics.VOTE_EVENTS.name(), Serdes.String().serializer(),

@@ -1,8 +1,9 @@
 package dev.tally.common.query;
 
 import dev.tally.common.VoterState;
-
+import dev.tally.schema.ItemCounts;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,17 +13,26 @@ import java.util.TreeMap;
  * @param weightedUp  upvotes weighted by voter trust (a vote from an account younger than a day weighs 0.1)
  * @param firstVoteAt when the item's first vote was counted (the age term of the hot rank)
  * @param watermarks  per {@code tally.vote-commands} partition, the highest command offset reflected
+ * @param stale       answered by a standby replica during a rebalance: possibly behind
  */
 public record ItemCountsView(String itemType, String itemId, long upvotes, long downvotes,
                              Map<String, Long> reactions, double weightedUp, double weightedDown,
-                             Instant firstVoteAt, Map<Integer, Long> watermarks) {
+                             Instant firstVoteAt, Map<Integer, Long> watermarks, boolean stale) {
     public ItemCountsView {
         reactions = Map.copyOf(reactions);
         watermarks = Map.copyOf(watermarks);
     }
 
     public static ItemCountsView empty(String itemType, String itemId) {
-        return new ItemCountsView(itemType, itemId, 0, 0, Map.of(), 0, 0, Instant.EPOCH, Map.of());
+        return new ItemCountsView(itemType, itemId, 0, 0, Map.of(), 0, 0, Instant.EPOCH, Map.of(), false);
+    }
+
+    /** The view of a stored or published {@code ItemCounts} record. */
+    public static ItemCountsView of(ItemCounts c, boolean stale) {
+        Map<Integer, Long> watermarks = new HashMap<>();
+        c.getWatermarks().forEach((p, o) -> watermarks.put(Integer.parseInt(p), o));
+        return new ItemCountsView(c.getItemType(), c.getItemId(), c.getUpvotes(), c.getDownvotes(), c.getReactions(),
+                c.getWeightedUp(), c.getWeightedDown(), c.getFirstVoteAt(), watermarks, stale);
     }
 
     public long score() {
@@ -38,8 +48,9 @@ public record ItemCountsView(String itemType, String itemId, long upvotes, long 
         return Scores.wilsonLowerBound(weightedUp, weightedUp + weightedDown, Scores.Z95);
     }
 
+    /** The hot rank; 0 for an item nobody has voted on. */
     public double hot() {
-        return Scores.hot(weightedScore(), firstVoteAt);
+        return firstVoteAt.equals(Instant.EPOCH) ? 0 : Scores.hot(weightedScore(), firstVoteAt);
     }
 
     /** Whether the command at {@code offset} of commands partition {@code partition} is already counted. */
@@ -60,7 +71,7 @@ public record ItemCountsView(String itemType, String itemId, long upvotes, long 
         long dUp = up(after) - up(before);
         long dDown = down(after) - down(before);
         return new ItemCountsView(itemType, itemId, upvotes + dUp, downvotes + dDown, r,
-                weightedUp + dUp, weightedDown + dDown, firstVoteAt, watermarks);
+                weightedUp + dUp, weightedDown + dDown, firstVoteAt, watermarks, stale);
     }
 
     /** The log position these counts reflect, as {@code partition:offset,...} for a response header. */

@@ -1,6 +1,7 @@
 package dev.tally.common.query;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -10,7 +11,7 @@ import java.time.Duration;
 
 /** Forwards a query over HTTP to the instance that owns the key, on its internal routes. */
 public final class RemoteQuery {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule());
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     public <T> T get(String baseUrl, String path, Class<T> type) throws Unavailable {

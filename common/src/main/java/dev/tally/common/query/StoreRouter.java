@@ -1,7 +1,6 @@
 package dev.tally.common.query;
 
-import java.util.Optional;
-import org.apache.kafka.common.serialization.Serializer;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
@@ -11,12 +10,26 @@ import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 
 /**
- * The one place that finds which instance owns a key of a store ({@code queryMetadataForKey}): the
- * local store when this instance owns it, otherwise the owner's {@code application.server}.
+ * The one place that finds who can answer for a key of a store ({@code queryMetadataForKey}) and asks
+ * them: the active owner first (this instance's store, or another instance's over HTTP), then its
+ * standby replicas, whose answers are marked stale. Nobody left to ask is {@link Unavailable} — a 503
+ * with Retry-After for the HTTP caller, never an exception page.
  */
 public final class StoreRouter {
     private final KafkaStreams streams;
     private final HostInfo self;
+
+    /** Reads the key from a local store; {@code stale} when it is a standby copy. */
+    @FunctionalInterface
+    public interface Local<T> {
+        T read(ReadOnlyKeyValueStore<String, ?> store, int partition, boolean stale) throws Unavailable;
+    }
+
+    /** Asks another instance, which answers from its own store only ({@code stale}: a standby may answer). */
+    @FunctionalInterface
+    public interface Remote<T> {
+        T fetch(String baseUrl, boolean stale) throws Unavailable;
+    }
 
     /** @param self this instance's {@code application.server}, or null when it runs alone */
     public StoreRouter(KafkaStreams streams, HostInfo self) {
@@ -24,33 +37,58 @@ public final class StoreRouter {
         this.self = self;
     }
 
-    /** The owner's address when another instance owns {@code partitionKey}; empty when this one does. */
-    public <K> Optional<HostInfo> remoteOwner(String store, K partitionKey, Serializer<K> serializer)
-            throws Unavailable {
-        if (self == null) {
-            return Optional.empty();
+    /** Routes a read of {@code partitionKey}'s data (the key the input topic is partitioned by). */
+    public <T> T route(String storeName, String partitionKey, Local<T> local, Remote<T> remote) throws Unavailable {
+        KeyQueryMetadata md = metadata(storeName, partitionKey);
+        Unavailable last = null;
+        try {
+            if (self == null || md.activeHost().equals(self)) {
+                return local.read(store(storeName, false), md.partition(), false);
+            }
+            return remote.fetch(url(md.activeHost()), false);
+        } catch (Unavailable e) {
+            last = e;
+        } catch (InvalidStateStoreException e) {
+            last = new Unavailable("store " + storeName + " is not queryable here now: " + e.getMessage(), e);
         }
-        KeyQueryMetadata md = streams.queryMetadataForKey(store, partitionKey, serializer);
+        for (HostInfo standby : md.standbyHosts()) {
+            try {
+                return standby.equals(self)
+                        ? local.read(store(storeName, true), md.partition(), true)
+                        : remote.fetch(url(standby), true);
+            } catch (Unavailable e) {
+                last = e;
+            } catch (InvalidStateStoreException e) {
+                last = new Unavailable("standby of " + storeName + " is not queryable: " + e.getMessage(), e);
+            }
+        }
+        throw last;
+    }
+
+    /** Answers a forwarded read from this instance's own store (active, or a standby when {@code stale}). */
+    public <T> T local(String storeName, String partitionKey, boolean stale, Local<T> local) throws Unavailable {
+        int partition = metadata(storeName, partitionKey).partition();
+        try {
+            return local.read(store(storeName, stale), partition, stale);
+        } catch (InvalidStateStoreException e) {
+            throw new Unavailable("store " + storeName + " is not queryable here now: " + e.getMessage(), e);
+        }
+    }
+
+    private KeyQueryMetadata metadata(String storeName, String partitionKey) throws Unavailable {
+        KeyQueryMetadata md = streams.queryMetadataForKey(storeName, partitionKey, Serdes.String().serializer());
         if (md == null || md.equals(KeyQueryMetadata.NOT_AVAILABLE)) {
-            throw new Unavailable("store " + store + " has no owner for the key yet (rebalancing)");
+            throw new Unavailable("store " + storeName + " has no owner for the key yet (rebalancing)");
         }
-        return md.activeHost().equals(self) ? Optional.empty() : Optional.of(md.activeHost());
+        return md;
     }
 
-    public <V> ReadOnlyKeyValueStore<String, V> localStore(String store) throws Unavailable {
-        try {
-            return streams.store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.<String, V>keyValueStore()));
-        } catch (InvalidStateStoreException e) {
-            throw new Unavailable("store " + store + " is not queryable now: " + e.getMessage(), e);
-        }
+    private ReadOnlyKeyValueStore<String, ?> store(String storeName, boolean stale) {
+        var params = StoreQueryParameters.fromNameAndType(storeName, QueryableStoreTypes.<String, Object>keyValueStore());
+        return streams.store(stale ? params.enableStaleStores() : params);
     }
 
-    /** Reads one key from the local store, mapping a store that moved away mid-read to {@link Unavailable}. */
-    public <V> V get(String store, String key) throws Unavailable {
-        try {
-            return this.<V>localStore(store).get(key);
-        } catch (InvalidStateStoreException e) {
-            throw new Unavailable("store " + store + " moved while reading " + key, e);
-        }
+    private static String url(HostInfo host) {
+        return "http://" + host.host() + ":" + host.port();
     }
 }

@@ -1,0 +1,147 @@
+package dev.tally.projector.ranking;
+
+import dev.tally.common.CompactedTopicView;
+import dev.tally.common.KafkaSettings;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schema.RankingArtifact;
+import dev.tally.schemas.Topics;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The ranking job (seed 001's read path): follows {@code tally.item-counts} and, every interval,
+ * regenerates the ranking of every item type seen, validates it, and publishes it twice — to the
+ * compacted {@code tally.rankings} (keyed by item type, for the HTTP route and downstream consumers) and
+ * as {@code <dir>/<item_type>/top.json}, a static file a CDN can serve without touching anything else.
+ *
+ * <p>Nothing is generated until the view has read all of {@code tally.item-counts}: a ranking of half the
+ * items would replace a good list with a wrong one. Until then it checks again every second. The two
+ * outputs fail independently: Kafka being away does not stop the file, nor the reverse.
+ *
+ * <p>The view holds the latest counts of every item in memory — fine for thousands of items; at millions
+ * the per-type top lists should be kept by a Streams aggregation instead, with this job reading those.
+ */
+public final class RankingJob implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RankingJob.class);
+    private static final Duration CATCH_UP_CHECK = Duration.ofSeconds(1);
+
+    private final Duration interval;
+    private final RankingCycle cycle;
+    private final RankingFiles files;
+    private final CompactedTopicView<ItemCounts> counts;
+    private final KafkaProducer<String, RankingArtifact> producer;
+    private final ScheduledThreadPoolExecutor scheduler;
+
+    /**
+     * Starts following the counts and schedules the first run at once.
+     *
+     * @param interval  how often every ranking is regenerated; artifacts older than three intervals are stale
+     * @param outputDir the root of the static files
+     */
+    public RankingJob(KafkaSettings kafka, Duration interval, Path outputDir) {
+        if (interval == null || interval.isNegative() || interval.isZero()) {
+            throw new IllegalArgumentException("ranking interval must be positive, was " + interval);
+        }
+        this.interval = interval;
+        this.cycle = new RankingCycle(new RankingValidator(interval.multipliedBy(RankingConfig.STALE_AFTER_INTERVALS)));
+        this.files = new RankingFiles(outputDir);
+        this.counts = new CompactedTopicView<>(kafka, Topics.ITEM_COUNTS);
+        try {
+            this.producer = new KafkaProducer<>(kafka.producerProps("tally-ranking-job", Duration.ofSeconds(10)),
+                    Topics.RANKINGS.keySerde().serializer(), Topics.RANKINGS.valueSerde().serializer());
+        } catch (RuntimeException e) {
+            counts.close();
+            throw e;
+        }
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "tally-ranking-job");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // close() need not wait for the next run
+        scheduler.execute(this::tick);
+        LOG.info("ranking job publishes every {} to {} and {}", interval, Topics.RANKINGS.name(), files.root());
+    }
+
+    /** Convenience for the launcher. */
+    public RankingJob(KafkaSettings kafka, RankingConfig config) {
+        this(kafka, config.interval(), config.outputDir());
+    }
+
+    /** One run, then the next one scheduled: an interval after a run, a second after a wait for the view. */
+    private void tick() {
+        Duration next = interval;
+        try {
+            if (!counts.caughtUp()) {
+                LOG.debug("ranking waits for {} to be read", Topics.ITEM_COUNTS.name());
+                next = CATCH_UP_CHECK;
+            } else {
+                publish(cycle.generate(counts.snapshot().values(), Instant.now()));
+            }
+        } catch (RuntimeException e) {
+            if (scheduler.isShutdown()) {
+                return;
+            }
+            LOG.error("ranking run failed; next run in {}", interval, e);
+        }
+        try {
+            scheduler.schedule(this::tick, next.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            LOG.debug("ranking job closed");
+        }
+    }
+
+    /** Files first (local, fast), then Kafka, each failure confined to its own output and type. */
+    private void publish(List<RankingArtifact> artifacts) {
+        for (RankingArtifact artifact : artifacts) {
+            try {
+                files.write(artifact);
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("cannot write the ranking file of '{}' under {}", artifact.getItemType(), files.root(), e);
+            }
+        }
+        for (RankingArtifact artifact : artifacts) {
+            String type = artifact.getItemType();
+            try {
+                producer.send(new ProducerRecord<>(Topics.RANKINGS.name(), type, artifact), (meta, e) -> {
+                    if (e != null) {
+                        LOG.warn("cannot publish the ranking of '{}' to {}", type, Topics.RANKINGS.name(), e);
+                    }
+                });
+            } catch (RuntimeException e) {
+                if (scheduler.isShutdown()) {
+                    throw e;
+                }
+                LOG.warn("cannot publish the ranking of '{}' to {}", type, Topics.RANKINGS.name(), e);
+            }
+        }
+        producer.flush();
+        LOG.debug("published {} rankings", artifacts.size());
+    }
+
+    @Override
+    public void close() {
+        scheduler.shutdown(); // a run in progress finishes; the next one is cancelled
+        try {
+            if (!scheduler.awaitTermination(15, TimeUnit.SECONDS)) {
+                LOG.warn("ranking run did not finish within 15 s; interrupting it");
+                scheduler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            scheduler.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        producer.close(Duration.ofSeconds(5));
+        counts.close();
+    }
+}

@@ -1,0 +1,177 @@
+package dev.tally.ingest;
+
+import dev.tally.common.KafkaSettings;
+import dev.tally.common.query.ItemCountsView;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.IsolationLevel;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Follows {@code tally.item-counts} (read committed, from the end) and hands each change to the
+ * subscribers of that item. Every change gets an id {@code <epoch>-<seq>}; the last {@value #HISTORY}
+ * changes are kept so a client reconnecting with {@code Last-Event-ID} gets what it missed. A
+ * subscriber's queue is bounded: a client too slow to keep up is dropped, never buffered without bound.
+ */
+public final class LiveUpdates implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(LiveUpdates.class);
+    static final int HISTORY = 10_000;
+    static final int QUEUE = 256;
+
+    /** One change of one item's counts. */
+    record Change(String id, long seq, String itemKey, ItemCountsView counts) {}
+
+    /** One SSE client's subscription. */
+    static final class Subscriber {
+        final Set<String> items;
+        final BlockingQueue<Change> queue = new ArrayBlockingQueue<>(QUEUE);
+        volatile boolean overflowed;
+
+        Subscriber(Set<String> items) {
+            this.items = items;
+        }
+
+        void offer(Change change) {
+            if (!queue.offer(change)) {
+                overflowed = true;
+            }
+        }
+    }
+
+    private final String epoch = UUID.randomUUID().toString().substring(0, 8);
+    private final KafkaConsumer<String, ItemCounts> consumer;
+    private final Map<String, Set<Subscriber>> byItem = new ConcurrentHashMap<>();
+    private final Deque<Change> history = new ArrayDeque<>();
+    private final Thread reader;
+    private long seq;
+    private volatile boolean running = true;
+
+    public LiveUpdates(KafkaSettings kafka) {
+        var props = kafka.clientProps("tally-live-updates");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
+        consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(),
+                Topics.ITEM_COUNTS.valueSerde().deserializer());
+        List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        consumer.assign(partitions);
+        consumer.seekToEnd(partitions);
+        partitions.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30))); // nothing after this is missed
+        reader = new Thread(this::follow, "tally-live-updates");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    Subscriber subscribe(Set<String> itemKeys) {
+        Subscriber s = new Subscriber(itemKeys);
+        itemKeys.forEach(k -> byItem.computeIfAbsent(k, x -> new CopyOnWriteArraySet<>()).add(s));
+        return s;
+    }
+
+    void unsubscribe(Subscriber s) {
+        s.items.forEach(k -> byItem.computeIfPresent(k, (x, set) -> {
+            set.remove(s);
+            return set.isEmpty() ? null : set;
+        }));
+    }
+
+    /**
+     * The latest change per item of {@code itemKeys} after {@code lastEventId}, if that id is still in
+     * this instance's history; null when the client must be sent a full snapshot instead.
+     */
+    synchronized Map<String, Change> missedSince(String lastEventId, Set<String> itemKeys) {
+        if (lastEventId == null || !lastEventId.startsWith(epoch + "-") || history.isEmpty()) {
+            return null;
+        }
+        long after;
+        try {
+            after = Long.parseLong(lastEventId.substring(epoch.length() + 1));
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        if (after < history.peekFirst().seq() - 1) {
+            return null; // older than what we kept
+        }
+        Map<String, Change> latest = new LinkedHashMap<>();
+        for (Change c : history) {
+            if (c.seq() > after && itemKeys.contains(c.itemKey())) {
+                latest.put(c.itemKey(), c);
+            }
+        }
+        return latest;
+    }
+
+    /** An id for a snapshot event sent now: later changes get higher ids. */
+    synchronized String currentId() {
+        return epoch + "-" + seq;
+    }
+
+    private void follow() {
+        while (running) {
+            try {
+                for (ConsumerRecord<String, ItemCounts> r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() != null) {
+                        publish(r.key(), ItemCountsView.of(r.value(), false));
+                    }
+                }
+            } catch (WakeupException e) {
+                return;
+            } catch (RuntimeException e) {
+                LOG.warn("following {} failed; retrying", Topics.ITEM_COUNTS.name(), e);
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    private void publish(String itemKey, ItemCountsView counts) {
+        Change change;
+        synchronized (this) {
+            seq++;
+            change = new Change(epoch + "-" + seq, seq, itemKey, counts);
+            history.addLast(change);
+            if (history.size() > HISTORY) {
+                history.removeFirst();
+            }
+        }
+        Set<Subscriber> subscribers = byItem.get(itemKey);
+        if (subscribers != null) {
+            subscribers.forEach(s -> s.offer(change));
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        consumer.wakeup();
+        try {
+            reader.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        consumer.close(Duration.ofSeconds(2));
+    }
+}
