@@ -1,0 +1,136 @@
+package dev.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.schema.CommandAction;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteMode;
+import dev.tally.schemas.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The views a reader sees: a viral item's cost in store writes, and the rankings artifact. */
+class ViewsIT {
+    private static TallyNode node;
+    private static TallyClient client;
+    private static Path dataDir;
+    private final String run = UUID.randomUUID().toString().substring(0, 8);
+
+    @BeforeAll
+    static void start() throws InterruptedException {
+        dataDir = SharedBroker.dataDir("node");
+        node = WalkingSkeletonIT.startAll(WalkingSkeletonIT.env(dataDir).with("TALLY_RANKING_INTERVAL", "1s"));
+        client = new TallyClient(node.httpPort());
+    }
+
+    @AfterAll
+    static void stop() {
+        node.close();
+    }
+
+    @Test
+    void aViralItemCostsAFewStoreWritesNotOnePerVote() throws Exception {
+        String item = "viral-" + run;
+        int votes = 20_000;
+        try (var producer = new KafkaProducer<>(node.runtime().kafka().producerProps("it-viral", Duration.ofSeconds(30)),
+                Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
+            for (int i = 0; i < votes; i++) {
+                String voter = "viral-voter-" + i + "-" + run; // the Kafka-native path: already hashed-shaped ids
+                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, VoteCommand.newBuilder()
+                        .setCommandId(UUID.randomUUID().toString()).setVoter(voter).setItemType("post").setItemId(item)
+                        .setAction(CommandAction.VOTE).setVoteValue(1).setMode(VoteMode.SET).setRequestHash("")
+                        .setReceivedAt(Instant.now()).build()));
+            }
+        }
+        JsonNode counted = awaitUpvotes(item, votes);
+        assertThat(counted.get("upvotes").asLong()).isEqualTo(votes);
+
+        long deltas = recordsWithKey(Topics.COUNT_DELTAS.name(), "post:" + item);
+        long storeWrites = recordsWithKey("tally-count-projector-item-counts-changelog", "post:" + item);
+        System.out.printf("viral item: %d votes -> %d count-delta records (%.4f per vote), %d view store writes (%.5f per vote)%n",
+                votes, deltas, deltas / (double) votes, storeWrites, storeWrites / (double) votes);
+        assertThat(deltas).as("pre-aggregated: far fewer deltas than votes").isLessThan(votes / 10);
+        assertThat(storeWrites).isLessThanOrEqualTo(deltas);
+    }
+
+    @Test
+    void rankingsFollowSeed001AndAreServedAndWrittenAsAStaticFile() throws Exception {
+        String type = "song" + run.replaceAll("[^a-z0-9]", "").substring(0, 4);
+        // six items with 5..10 votes; item 5 has too few up-votes to be eligible
+        int[][] upDown = {{9, 1}, {8, 0}, {6, 2}, {5, 0}, {5, 3}, {2, 4}};
+        for (int i = 0; i < upDown.length; i++) {
+            for (int u = 0; u < upDown[i][0] + upDown[i][1]; u++) {
+                int value = u < upDown[i][0] ? 1 : -1;
+                var r = client.vote("ranker" + u, "{\"item_type\":\"" + type + "\",\"item_id\":\"i" + i + "\",\"vote_value\":" + value + "}");
+                assertThat(r.status()).isEqualTo(200);
+            }
+        }
+        JsonNode ranking = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (System.nanoTime() < deadline) {
+            ranking = client.get(null, "/v1/rankings/" + type + "/top").body();
+            if (ranking.get("status").asText().equals("ready") && ranking.get("items").size() == 5) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        assertThat(ranking.get("schemaVersion").asInt()).isEqualTo(1);
+        assertThat(ranking.get("status").asText()).isEqualTo("ready");
+        assertThat(ranking.get("items").findValuesAsText("item_id")).containsExactly("i0", "i1", "i2", "i3", "i4");
+        assertThat(ranking.get("items").get(0).get("rank").asInt()).isEqualTo(1);
+        Path file = dataDir.resolve("rankings").resolve(type).resolve("top.json");
+        assertThat(Files.readString(file)).contains("\"status\":\"ready\"", "\"item_id\":\"i0\"");
+        var empty = client.get(null, "/v1/rankings/nothing" + type + "/top").body();
+        assertThat(empty.get("status").asText()).isEqualTo("insufficient-data");
+        assertThat(empty.get("items").size()).isZero();
+    }
+
+    private static JsonNode awaitUpvotes(String item, long expected) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = client.get(null, "/v1/votes/post/" + item).body();
+            if (last.get("upvotes").asLong() >= expected) {
+                return last;
+            }
+            Thread.sleep(200);
+        }
+        return last;
+    }
+
+    private static long recordsWithKey(String topic, String key) {
+        var props = node.runtime().kafka().clientProps("it-count-" + UUID.randomUUID());
+        props.put("isolation.level", "read_committed");
+        long n = 0;
+        try (var consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    if (key.equals(r.key())) {
+                        n++;
+                    }
+                }
+            }
+        }
+        return n;
+    }
+}
