@@ -26,6 +26,8 @@ import dev.tally.projector.CountProjectorConfig;
 import dev.tally.projector.ranking.RankingConfig;
 import dev.tally.projector.ranking.RankingJob;
 import dev.tally.projector.ranking.RankingRoutes;
+import dev.tally.projector.reconcile.ReconcileConfig;
+import dev.tally.projector.reconcile.ReconcileJob;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
 import java.io.IOException;
@@ -104,6 +106,9 @@ public final class TallyNode implements AutoCloseable {
         if (services.contains(Service.COUNT_PROJECTOR) || services.contains(Service.INGEST_API)) {
             RankingConfig.from(env);
         }
+        if (services.contains(Service.COUNT_PROJECTOR)) {
+            ReconcileConfig.from(env);
+        }
         if (services.contains(Service.INGEST_API)) {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
             CommandGateway.checkReplyPartition(config.replyPartition(), runtime.kafka());
@@ -145,6 +150,7 @@ public final class TallyNode implements AutoCloseable {
             projector = CountProjector.start(runtime, CountProjectorConfig.from(env), self);
             track(projector.service(), projector);
             closeables.add(new RankingJob(runtime.kafka(), RankingConfig.from(env)));
+            closeables.add(0, ReconcileJob.from(env, runtime.kafka()).start());
         }
         if (services.contains(Service.FRAUD_DETECTOR)) {
             StreamsService fraud = FraudDetector.start(runtime, FraudDetectorConfig.from(env));

@@ -1,0 +1,200 @@
+package dev.tally.projector.reconcile;
+
+import dev.tally.common.KafkaSettings;
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schema.VoteEvent;
+import dev.tally.schemas.Topic;
+import dev.tally.schemas.Topics;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Recomputes every count from the event log and compares it with the published views; writes
+ * corrections when asked. The comparison is exact under live traffic (see {@link Ledger} for the
+ * watermarks that make it so).
+ *
+ * <p>A run takes two snapshots at its start, in this order: the end of {@code tally.item-counts}, then
+ * the end of {@code tally.vote-events}. A view is published only after the events it reflects are
+ * committed, so every event a view in the first snapshot reflects lies below the second. Both topics
+ * are then read read_committed up to their snapshot ({@link TopicSnapshot}): the latest view per item,
+ * then the whole log.
+ *
+ * <p>Memory: the latest view and a running sum per item in the view or the log, for the length of a
+ * run. Fine for this scale; see {@link Ledger}.
+ */
+public final class Reconciler implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STALL = Duration.ofSeconds(60);
+
+    private final KafkaSettings kafka;
+    private final String projectorGroup;
+    private final Admin admin;
+    private KafkaProducer<String, CountDelta> producer;
+
+    /**
+     * @param projectorApplicationId the count-projector's application id ({@code TALLY_PROJECTOR_APP_ID}),
+     *                               whose committed offsets tell when a repair is reflected in the views
+     */
+    public Reconciler(KafkaSettings kafka, String projectorApplicationId) {
+        this.kafka = kafka;
+        this.projectorGroup = projectorApplicationId;
+        this.admin = Admin.create(kafka.clientProps("tally-reconcile-admin"));
+    }
+
+    /** One full comparison of every item; {@code progress} follows the read of the event log. */
+    public Report reconcile(Progress progress) {
+        long start = System.nanoTime();
+        TopicSnapshot viewEnd = TopicSnapshot.take(admin, Topics.ITEM_COUNTS.name());
+        TopicSnapshot logEnd = TopicSnapshot.take(admin, Topics.VOTE_EVENTS.name());
+
+        Map<String, ItemCounts> views = new HashMap<>();
+        viewEnd.read(kafka, "tally-reconcile-views", r -> {
+            String key = new String(r.key(), StandardCharsets.UTF_8);
+            ItemCounts view = decode(Topics.ITEM_COUNTS, r);
+            if (view == null) {
+                views.remove(key);
+            } else {
+                views.put(key, view);
+            }
+        }, Progress.NONE, STALL);
+
+        Ledger ledger = new Ledger(views);
+        views.clear();
+        logEnd.read(kafka, "tally-reconcile-events", r -> {
+            VoteEvent event = decode(Topics.VOTE_EVENTS, r);
+            if (event != null) {
+                ledger.accept(event);
+            }
+        }, progress, STALL);
+
+        Report report = ledger.report(Duration.ofNanos(System.nanoTime() - start));
+        LOG.info("reconcile: {} ({} events in {} ms, {} events/s; {} not yet projected)", report.summary(),
+                report.eventsRead(), report.elapsed().toMillis(), Math.round(report.eventsPerSecond()),
+                report.unprojected());
+        return report;
+    }
+
+    /**
+     * Writes one correcting {@code CountDelta} (expected − actual, {@code source_partition} -1) per
+     * drifting item of the report to {@code tally.count-deltas}, and returns once all are acknowledged.
+     *
+     * <p>Corrections are deltas, so votes that arrive meanwhile stay counted. But a report must be repaired
+     * once only, and only if taken after the previous repair was reflected (see {@link #projected}):
+     * otherwise the same drift is corrected twice.
+     */
+    public Repair repair(Report report) {
+        List<ItemDrift> drifting = report.drifting();
+        if (drifting.isEmpty()) {
+            return Repair.NONE;
+        }
+        if (producer == null) {
+            var topic = Topics.COUNT_DELTAS;
+            producer = new KafkaProducer<>(kafka.producerProps("tally-reconcile", TIMEOUT),
+                    topic.keySerde().serializer(), topic.valueSerde().serializer());
+        }
+        List<Future<RecordMetadata>> sent = new ArrayList<>();
+        for (ItemDrift item : drifting) {
+            sent.add(producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), item.item(), item.correction())));
+        }
+        producer.flush();
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        List<String> items = new ArrayList<>();
+        for (int i = 0; i < drifting.size(); i++) {
+            String item = drifting.get(i).item();
+            try {
+                RecordMetadata md = sent.get(i).get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+                offsets.merge(new TopicPartition(md.topic(), md.partition()), md.offset(), Math::max);
+                items.add(item);
+            } catch (ExecutionException | TimeoutException e) {
+                Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+                throw new IllegalStateException("writing the correction of " + item + " to "
+                        + Topics.COUNT_DELTAS.name() + " failed (" + items.size() + " of " + drifting.size()
+                        + " written): " + cause, cause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while writing the correction of " + item, e);
+            }
+        }
+        LOG.info("reconcile: wrote corrections for {} items to {}", items.size(), Topics.COUNT_DELTAS.name());
+        return new Repair(items, offsets);
+    }
+
+    /**
+     * Whether the count-projector has committed past every correction of the repair, so the next
+     * snapshot of {@code tally.item-counts} reflects them (under exactly-once its offsets commit in the
+     * same transaction as the views they produced).
+     */
+    public boolean projected(Repair repair) {
+        if (repair.offsets().isEmpty()) {
+            return true;
+        }
+        Map<TopicPartition, OffsetAndMetadata> committed;
+        try {
+            committed = admin.listConsumerGroupOffsets(projectorGroup).partitionsToOffsetAndMetadata()
+                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (ExecutionException | TimeoutException e) {
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new IllegalStateException("cannot read the offsets of the count-projector group '" + projectorGroup
+                    + "' on " + Topics.COUNT_DELTAS.name() + ": " + cause, cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading the offsets of '" + projectorGroup + "'", e);
+        }
+        return repair.offsets().entrySet().stream().allMatch(e -> {
+            OffsetAndMetadata c = committed.get(e.getKey());
+            return c != null && c.offset() > e.getValue();
+        });
+    }
+
+    /** Waits until {@link #projected} holds or the timeout passes; returns whether it holds. */
+    public boolean awaitProjected(Repair repair, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!projected(repair)) {
+            if (System.nanoTime() > deadline) {
+                return false;
+            }
+            Thread.sleep(200);
+        }
+        return true;
+    }
+
+    private static <V> V decode(Topic<String, V> topic, ConsumerRecord<byte[], byte[]> r) {
+        if (r.value() == null) {
+            return null;
+        }
+        try {
+            return topic.valueSerde().deserializer().deserialize(topic.name(), r.value());
+        } catch (RuntimeException e) {
+            // a record that cannot be read makes every count it touches unverifiable: stop, do not skip
+            throw new IllegalStateException(topic.name() + " partition " + r.partition() + " offset " + r.offset()
+                    + ": cannot decode the record: " + e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (producer != null) {
+            producer.close(TIMEOUT);
+        }
+        admin.close(TIMEOUT);
+    }
+}
