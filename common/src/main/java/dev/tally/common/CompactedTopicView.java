@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * process that is not a Streams application: read from the beginning, then followed. It is caught up
  * once it has read everything that existed when it started.
  */
-public final class CompactedTopicView<V> implements AutoCloseable {
+public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CompactedTopicView.class);
 
     private final Topic<String, V> topic;
@@ -48,19 +48,22 @@ public final class CompactedTopicView<V> implements AutoCloseable {
         reader.start();
     }
 
+    @Override
     public Optional<V> get(String key) {
         return Optional.ofNullable(values.get(key));
     }
 
+    @Override
     public Map<String, V> snapshot() {
         return Map.copyOf(values);
     }
 
+    @Override
     public boolean caughtUp() {
         return caughtUp;
     }
 
-    /** Applies a write this process just made, so its own reads see it before the topic comes round. */
+    @Override
     public void applyLocal(String key, V value) {
         values.put(key, value);
     }

@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * Writes to the reaction registry, {@code tally.reaction-types}: a compacted topic keyed by code. A
  * retired code stays in it, inactive, so its history keeps its counts and it cannot be reused by accident.
  */
-public final class ReactionRegistry implements AutoCloseable {
+public final class ReactionRegistry implements ReactionWriter, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReactionRegistry.class);
 
     /** The default set, seeded on first start, in display order. */
@@ -36,11 +36,13 @@ public final class ReactionRegistry implements AutoCloseable {
     }
 
     /** Adds or updates a code (active) and waits until Kafka has it. */
+    @Override
     public ReactionType put(String code, String label, String iconUrl) {
         return write(new ReactionType(code, label, iconUrl, true, Instant.now()));
     }
 
     /** Retires a code: it stays in the registry, inactive. */
+    @Override
     public ReactionType retire(ReactionType current) {
         return write(ReactionType.newBuilder(current).setActive(false).setUpdatedAt(Instant.now()).build());
     }

@@ -29,11 +29,8 @@ import org.slf4j.LoggerFactory;
  * instance's own partition of {@code tally.vote-outcomes}, read committed: an answer is only seen once
  * the transaction that produced it has committed.
  */
-public final class CommandGateway implements AutoCloseable {
+public final class CommandGateway implements CommandSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommandGateway.class);
-
-    /** The two stages of one command: durably appended, then answered. */
-    public record Submission(CompletableFuture<RecordMetadata> appended, CompletableFuture<VoteOutcome> answered) {}
 
     private final KafkaProducer<String, VoteCommand> producer;
     private final KafkaConsumer<String, VoteOutcome> consumer;
@@ -72,11 +69,12 @@ public final class CommandGateway implements AutoCloseable {
         }
     }
 
+    @Override
     public int replyPartition() {
         return replyPartition.partition();
     }
 
-    /** Registers the waiter first, then appends the command; the caller bounds both stages in time. */
+    @Override
     public Submission submit(VoteCommand command) {
         CompletableFuture<VoteOutcome> answered = new CompletableFuture<>();
         waiting.put(command.getCommandId(), answered);

@@ -1,8 +1,8 @@
 package dev.tally.ingest;
 
-import dev.tally.common.CompactedTopicView;
+import dev.tally.common.KeyedView;
 import dev.tally.common.IdentityHasher;
-import dev.tally.common.ReactionRegistry;
+import dev.tally.common.ReactionWriter;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.VoterStateQuery;
 import dev.tally.schema.ItemStatus;
@@ -10,6 +10,7 @@ import dev.tally.schema.ReactionType;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import java.util.Map;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import java.util.function.BooleanSupplier;
@@ -27,9 +28,9 @@ public final class IngestApi {
     private static final Logger LOG = LoggerFactory.getLogger(IngestApi.class);
 
     /** What the API needs; the launcher wires it. */
-    public record Deps(IngestConfig config, String adminToken, IdentityHasher hasher, CommandGateway gateway,
-                       CountsQuery counts, VoterStateQuery voterStates, CompactedTopicView<ReactionType> reactions,
-                       CompactedTopicView<ItemStatus> catalog, ReactionRegistry registry, LiveUpdates live,
+    public record Deps(IngestConfig config, String adminToken, IdentityHasher hasher, CommandSink gateway,
+                       CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
+                       KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
                        BooleanSupplier ready) {}
 
     private IngestApi() {}
@@ -49,11 +50,14 @@ public final class IngestApi {
         BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp();
         return Javalin.create(cfg -> {
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
+            cfg.http.prefer405over404 = true;
+            cfg.router.ignoreTrailingSlashes = false; // exact paths: /v1/votes/ is not /v1/votes
             cfg.startup.showJavalinBanner = false;
             cfg.jetty.host = config.httpHost();
             cfg.jetty.port = config.httpPort();
             // each live stream holds a thread: room for all of them plus the ordinary requests
             cfg.jetty.threadPool = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
+            cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));
             cfg.routes.post("/v1/votes", votes::post);
             cfg.routes.get("/v1/votes/{itemType}/{itemId}", reads::item);
             cfg.routes.get("/v1/votes/{itemType}", reads::batch);
@@ -68,19 +72,43 @@ public final class IngestApi {
                 ctx.status(ok ? 200 : 503).json(Map.of("status", ok ? "ready" : "starting"));
             });
             cfg.routes.exception(ApiProblem.class, IngestApi::problem);
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> problem(javalinRefusal(e, ctx), ctx));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
                 problem(new ApiProblem(500, "internal-error", "Internal error", "the server failed; nothing was applied"), ctx);
             });
-            cfg.routes.error(404, ctx -> {
-                String written = ctx.res().getContentType();
-                if (written == null || !written.startsWith("application/problem+json")) {
-                    problem(new ApiProblem(404, "not-found", "Not found", "no route for " + ctx.method() + " "
-                            + VoteRequest.printable(ctx.path())), ctx);
-                }
-            });
+            cfg.routes.error(404, ctx -> unlessProblem(ctx, notFound(ctx)));
+            cfg.routes.error(405, ctx -> unlessProblem(ctx, methodNotAllowed(ctx)));
             extraRoutes.accept(cfg);
         });
+    }
+
+    /** Javalin's own refusals (no route, wrong method, body over the limit) as problems. */
+    private static ApiProblem javalinRefusal(HttpResponseException e, Context ctx) {
+        return switch (e.getStatus()) {
+            case 404 -> notFound(ctx);
+            case 405 -> methodNotAllowed(ctx);
+            case 413 -> new ApiProblem(413, "body-too-large", "Body too large",
+                    "the body must be at most " + RequestLimits.MAX_BODY_BYTES + " bytes");
+            default -> new ApiProblem(e.getStatus(), "http-" + e.getStatus(), "Request refused", String.valueOf(e.getMessage()));
+        };
+    }
+
+    private static ApiProblem notFound(Context ctx) {
+        return new ApiProblem(404, "not-found", "Not found", "no route for " + ctx.method() + " " + VoteRequest.printable(ctx.path()));
+    }
+
+    private static ApiProblem methodNotAllowed(Context ctx) {
+        return new ApiProblem(405, "method-not-allowed", "Method not allowed",
+                ctx.method() + " is not allowed on " + VoteRequest.printable(ctx.path()));
+    }
+
+    /** Javalin's own 404/405 become problems, unless a handler already answered with one. */
+    private static void unlessProblem(Context ctx, ApiProblem p) {
+        String written = ctx.res().getContentType();
+        if (written == null || !written.startsWith("application/problem+json")) {
+            problem(p, ctx);
+        }
     }
 
     static void problem(ApiProblem p, Context ctx) {

@@ -57,14 +57,24 @@ public final class LiveUpdates implements AutoCloseable {
     }
 
     private final String epoch = UUID.randomUUID().toString().substring(0, 8);
-    private final KafkaConsumer<String, ItemCounts> consumer;
     private final Map<String, Set<Subscriber>> byItem = new ConcurrentHashMap<>();
     private final Deque<Change> history = new ArrayDeque<>();
-    private final Thread reader;
+    private KafkaConsumer<String, ItemCounts> consumer;
+    private Thread reader;
     private long seq;
     private volatile boolean running = true;
 
-    public LiveUpdates(KafkaSettings kafka) {
+    /** Live updates fed by {@link #publish}; see {@link #follow} for the Kafka-fed ones. */
+    public LiveUpdates() {}
+
+    /** Live updates of every change published to {@code tally.item-counts} from now on. */
+    public static LiveUpdates follow(KafkaSettings kafka) {
+        LiveUpdates live = new LiveUpdates();
+        live.start(kafka);
+        return live;
+    }
+
+    private void start(KafkaSettings kafka) {
         var props = kafka.clientProps("tally-live-updates");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -147,7 +157,8 @@ public final class LiveUpdates implements AutoCloseable {
         }
     }
 
-    private void publish(String itemKey, ItemCountsView counts) {
+    /** Hands one change of an item's counts to its subscribers and the history. */
+    public void publish(String itemKey, ItemCountsView counts) {
         Change change;
         synchronized (this) {
             seq++;
@@ -166,6 +177,9 @@ public final class LiveUpdates implements AutoCloseable {
     @Override
     public void close() {
         running = false;
+        if (consumer == null) {
+            return;
+        }
         consumer.wakeup();
         try {
             reader.join(5_000);

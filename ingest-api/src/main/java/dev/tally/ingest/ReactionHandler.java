@@ -1,11 +1,13 @@
 package dev.tally.ingest;
 
 import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.tally.common.CompactedTopicView;
+import dev.tally.common.KeyedView;
 import dev.tally.common.ReactionRegistry;
+import dev.tally.common.ReactionWriter;
 import dev.tally.schema.ReactionType;
 import io.javalin.http.Context;
 import java.io.IOException;
@@ -19,14 +21,15 @@ import java.util.Set;
  * /v1/admin/reactions/{code}}: the registry lives in the compacted {@code tally.reaction-types}.
  */
 final class ReactionHandler {
-    private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION).build();
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
     private static final Set<String> KEYS = Set.of("label", "icon_url");
 
-    private final CompactedTopicView<ReactionType> view;
-    private final ReactionRegistry registry;
+    private final KeyedView<ReactionType> view;
+    private final ReactionWriter registry;
     private final Identities identities;
 
-    ReactionHandler(CompactedTopicView<ReactionType> view, ReactionRegistry registry, Identities identities) {
+    ReactionHandler(KeyedView<ReactionType> view, ReactionWriter registry, Identities identities) {
         this.view = view;
         this.registry = registry;
         this.identities = identities;

@@ -1,12 +1,36 @@
 package dev.tally.ingest;
 
 import io.javalin.http.Context;
+import java.util.Set;
 
-/** The cheap refusals every JSON write passes first: media type (415) and size (413), before the body is parsed. */
+/**
+ * The cheap refusals requests pass first: the origin allowlist (403) for writes, media type (415) and
+ * size (413) before a body is parsed.
+ */
 final class RequestLimits {
     static final int MAX_BODY_BYTES = 4096;
 
     private RequestLimits() {}
+
+    /**
+     * A browser write from another site is refused unless its origin is allowed; a request without
+     * {@code Origin} (a server, curl) is not a browser's cross-site write and passes.
+     */
+    static void checkOrigin(Context ctx, Set<String> allowed) {
+        String method = ctx.method().name();
+        if (method.equals("GET") || method.equals("HEAD")) {
+            return;
+        }
+        String origin = ctx.header("Origin");
+        if (origin != null && !allowed.contains(origin)) {
+            throw new ApiProblem(403, "origin-not-allowed", "Origin not allowed",
+                    "origin '" + VoteRequest.printable(origin) + "' may not write here (TALLY_ALLOWED_ORIGINS)");
+        }
+        if (origin != null) {
+            ctx.header("Access-Control-Allow-Origin", origin);
+            ctx.header("Vary", "Origin");
+        }
+    }
 
     static void requireJson(Context ctx) {
         String contentType = ctx.header("Content-Type");

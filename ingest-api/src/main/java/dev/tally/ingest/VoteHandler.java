@@ -1,7 +1,7 @@
 package dev.tally.ingest;
 
 import dev.tally.common.CommandChecks;
-import dev.tally.common.CompactedTopicView;
+import dev.tally.common.KeyedView;
 import dev.tally.common.Rejection;
 import dev.tally.common.VoterState;
 import dev.tally.common.query.CountsQuery;
@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -35,14 +36,15 @@ final class VoteHandler {
 
     private final IngestConfig config;
     private final Identities identities;
-    private final CommandGateway gateway;
+    private final CommandSink gateway;
     private final CountsQuery counts;
-    private final CompactedTopicView<ReactionType> reactions;
-    private final CompactedTopicView<ItemStatus> catalog;
+    private final KeyedView<ReactionType> reactions;
+    private final KeyedView<ItemStatus> catalog;
     private final CommandChecks checks;
+    private final Semaphore inFlight;
 
-    VoteHandler(IngestConfig config, Identities identities, CommandGateway gateway, CountsQuery counts,
-                CompactedTopicView<ReactionType> reactions, CompactedTopicView<ItemStatus> catalog) {
+    VoteHandler(IngestConfig config, Identities identities, CommandSink gateway, CountsQuery counts,
+                KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog) {
         this.config = config;
         this.identities = identities;
         this.gateway = gateway;
@@ -50,6 +52,7 @@ final class VoteHandler {
         this.reactions = reactions;
         this.catalog = catalog;
         this.checks = new CommandChecks(config.catalogVersion(), config.requireCatalog());
+        this.inFlight = new Semaphore(config.maxInFlight());
     }
 
     void post(Context ctx) {
@@ -73,8 +76,20 @@ final class VoteHandler {
                     throw problem(refusal.reason(), refusal.detail());
                 });
 
+        if (!inFlight.tryAcquire()) {
+            throw ApiProblem.unavailable("too-many-in-flight", config.maxInFlight()
+                    + " votes are already in flight on this instance; nothing was accepted");
+        }
+        try {
+            submitAndAnswer(ctx, command);
+        } finally {
+            inFlight.release();
+        }
+    }
+
+    private void submitAndAnswer(Context ctx, VoteCommand command) {
         long deadline = System.nanoTime() + config.syncTimeout().toNanos();
-        CommandGateway.Submission submission = gateway.submit(command);
+        CommandSink.Submission submission = gateway.submit(command);
         try {
             submission.appended().get(remaining(deadline), TimeUnit.NANOSECONDS);
         } catch (ExecutionException | TimeoutException e) {

@@ -2,6 +2,7 @@ package dev.tally.ingest;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -27,10 +28,14 @@ public record VoteRequest(String itemType, String itemId, CommandAction action, 
             Set.of("item_type", "item_id", "vote_value", "reaction", "mode", "catalog_version");
     private static final ObjectMapper JSON = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     /** Parses the body; {@code defaultCatalogVersion} applies when the request names none. */
     public static VoteRequest parse(byte[] body, int defaultCatalogVersion) {
+        if (body.length == 0) {
+            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body is empty: send a JSON object");
+        }
         JsonNode root;
         try {
             root = JSON.readTree(body);

@@ -182,7 +182,7 @@ public final class TallyNode implements AutoCloseable {
         closeables.add(catalog);
         var registry = new ReactionRegistry(runtime.kafka());
         closeables.add(registry);
-        var live = new LiveUpdates(runtime.kafka());
+        var live = LiveUpdates.follow(runtime.kafka());
         closeables.add(live);
         var rankings = new CompactedTopicView<>(runtime.kafka(), Topics.RANKINGS);
         closeables.add(rankings);

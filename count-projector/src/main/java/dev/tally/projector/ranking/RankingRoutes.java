@@ -1,6 +1,6 @@
 package dev.tally.projector.ranking;
 
-import dev.tally.common.CompactedTopicView;
+import dev.tally.common.KeyedView;
 import dev.tally.schema.RankingArtifact;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -47,7 +47,7 @@ public final class RankingRoutes {
      * @param maxAge the oldest artifact served ({@link RankingConfig#maxAge()}: {@value RankingConfig#STALE_AFTER_INTERVALS}
      *               ranking intervals); answers are cacheable for one interval, a third of it
      */
-    public static void mount(RoutesConfig routes, CompactedTopicView<RankingArtifact> view, Duration maxAge) {
+    public static void mount(RoutesConfig routes, KeyedView<RankingArtifact> view, Duration maxAge) {
         mount(routes, view::get, maxAge, maxAge.dividedBy(RankingConfig.STALE_AFTER_INTERVALS), Clock.systemUTC());
     }
 

@@ -1,0 +1,123 @@
+package dev.tally.ingest;
+
+import dev.tally.common.Env;
+import dev.tally.common.IdentityHasher;
+import dev.tally.common.KeyedView;
+import dev.tally.common.Profile;
+import dev.tally.common.ReactionRegistry;
+import dev.tally.common.ReactionWriter;
+import dev.tally.common.Secrets;
+import dev.tally.common.query.ItemCountsView;
+import dev.tally.common.query.VoterStateView;
+import dev.tally.schema.ItemState;
+import dev.tally.schema.ItemStatus;
+import dev.tally.schema.Outcome;
+import dev.tally.schema.OutcomeStatus;
+import dev.tally.schema.ReactionType;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoterItemState;
+import io.javalin.Javalin;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The real HTTP API (Javalin, real handlers and parsing) over in-memory stand-ins for Kafka: commands are
+ * recorded and answered at once, so tests can count exactly what was accepted.
+ */
+final class TestApi implements AutoCloseable {
+    static final String ADMIN_TOKEN = "test-admin-token-0123456789";
+    static final String ORIGIN = "http://app.example";
+
+    final List<VoteCommand> submitted = new CopyOnWriteArrayList<>();
+    final Javalin app;
+
+    TestApi() {
+        this(Map.of());
+    }
+
+    TestApi(Map<String, String> env) {
+        Env e = Env.of(Map.of("TALLY_HTTP_PORT", "0", "TALLY_ALLOWED_ORIGINS", ORIGIN)).with(env);
+        IngestConfig config = IngestConfig.from(e, Profile.from(e));
+        var reactions = new MapView<ReactionType>();
+        ReactionRegistry.DEFAULT_CODES.forEach(c -> reactions.applyLocal(c, new ReactionType(c, c, null, true, Instant.EPOCH)));
+        reactions.applyLocal("sad", new ReactionType("sad", "Sad", null, false, Instant.EPOCH));
+        var catalog = new MapView<ItemStatus>();
+        catalog.applyLocal("post:locked", new ItemStatus("post", "locked", ItemState.LOCKED, Instant.EPOCH));
+        catalog.applyLocal("post:deleted", new ItemStatus("post", "deleted", ItemState.DELETED, Instant.EPOCH));
+        ReactionWriter writer = new ReactionWriter() {
+            @Override
+            public ReactionType put(String code, String label, String iconUrl) {
+                return new ReactionType(code, label, iconUrl, true, Instant.EPOCH);
+            }
+
+            @Override
+            public ReactionType retire(ReactionType current) {
+                return ReactionType.newBuilder(current).setActive(false).build();
+            }
+        };
+        var deps = new IngestApi.Deps(config, ADMIN_TOKEN, new IdentityHasher(Secrets.of("test-secret-0123456789abcdef0123456789")),
+                new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
+                reactions, catalog, writer, new LiveUpdates(), () -> true);
+        app = IngestApi.create(deps, cfg -> {}).start();
+    }
+
+    int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    /** Records each command and answers it at once as an accepted vote. */
+    private final class RecordingSink implements CommandSink {
+        @Override
+        public Submission submit(VoteCommand command) {
+            submitted.add(command);
+            VoterItemState after = new VoterItemState(command.getVoteValue(), command.getReaction());
+            VoteOutcome outcome = VoteOutcome.newBuilder().setCommandId(command.getCommandId())
+                    .setItemType(command.getItemType()).setItemId(command.getItemId())
+                    .setStatus(OutcomeStatus.APPLIED).setOutcome(Outcome.ACCEPTED)
+                    .setBefore(new VoterItemState(0, null)).setAfter(after)
+                    .setReplyPartition(0).setSourcePartition(0).setSourceOffset(submitted.size()).build();
+            return new Submission(CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(outcome));
+        }
+
+        @Override
+        public int replyPartition() {
+            return 0;
+        }
+    }
+
+    /** A keyed view over a map. */
+    static final class MapView<V> implements KeyedView<V> {
+        private final Map<String, V> values = new ConcurrentHashMap<>();
+
+        @Override
+        public Optional<V> get(String key) {
+            return Optional.ofNullable(values.get(key));
+        }
+
+        @Override
+        public Map<String, V> snapshot() {
+            return Map.copyOf(values);
+        }
+
+        @Override
+        public boolean caughtUp() {
+            return true;
+        }
+
+        @Override
+        public void applyLocal(String key, V value) {
+            values.put(key, value);
+        }
+    }
+}
