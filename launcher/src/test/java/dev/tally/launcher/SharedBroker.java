@@ -25,9 +25,19 @@ final class SharedBroker {
                 throw new UncheckedIOException(e);
             }
             broker = EmbeddedKafka.start(root.resolve("kafka"), 0);
-            Runtime.getRuntime().addShutdownHook(new Thread(broker::close, "shared-broker-stop"));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> broker.close(), "shared-broker-stop"));
         }
         return broker;
+    }
+
+    /** Stops the broker; {@link #restart()} brings it back on the same port with the same log. */
+    static synchronized void stop() {
+        get().close();
+    }
+
+    static synchronized void restart() {
+        int port = broker.port();
+        broker = EmbeddedKafka.start(root.resolve("kafka"), port);
     }
 
     /** A directory for one test's Tally data (Streams state, dev secret), under the broker's temp root. */
