@@ -14,7 +14,9 @@ public enum Rejection {
     ITEM_NOT_FOUND("item-not-found", 404, "Item not found"),
     ITEM_LOCKED("item-locked", 409, "Item locked"),
     CATALOG_VERSION("catalog-version", 409, "Catalogue version conflict"),
-    IDEMPOTENCY_CONFLICT("idempotency-conflict", 409, "Idempotency key reused");
+    IDEMPOTENCY_CONFLICT("idempotency-conflict", 409, "Idempotency key reused"),
+    RATE_LIMITED("rate-limited", 429, "Too many votes"),
+    QUOTA_EXCEEDED("quota-exceeded", 429, "Daily quota reached");
 
     public final String slug;
     public final int status;

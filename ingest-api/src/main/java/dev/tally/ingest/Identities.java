@@ -1,27 +1,79 @@
 package dev.tally.ingest;
 
+import dev.tally.common.Env;
 import dev.tally.common.IdentityHasher;
+import dev.tally.common.Profile;
 import dev.tally.common.Secrets;
+import dev.tally.ingest.identity.Account;
+import dev.tally.ingest.identity.ClientAddress;
+import dev.tally.ingest.identity.InvalidJwtException;
+import dev.tally.ingest.identity.JwtConfig;
+import dev.tally.ingest.identity.JwtVerifier;
+import dev.tally.ingest.identity.VoterCookie;
 import io.javalin.http.Context;
+import java.net.InetAddress;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.Collections;
 import java.util.Optional;
 
 /**
- * Who is calling. Voters are only ever handled as keyed hashes from here on; the admin token is compared
- * in constant time.
+ * Who is calling, in this order: a bearer JWT (an invalid one is 401, never a fallback), the trusted
+ * gateway header {@code X-Tally-User} when it is honoured, the anonymous {@code tally_vid} cookie — and
+ * a POST with none of them is issued a new cookie. Voters and networks leave this class only as keyed
+ * hashes; the admin token is compared in constant time.
  */
-final class Identities {
+public final class Identities {
+    /** A voter as the rest of Tally sees them. */
+    public record Voter(String hash, Optional<Instant> accountCreated) {}
+
     private final IdentityHasher hasher;
     private final boolean trustUserHeader;
     private final String adminToken;
+    private final JwtVerifier jwt;
+    private final VoterCookie cookies;
+    private final ClientAddress clientAddress;
 
-    Identities(IdentityHasher hasher, boolean trustUserHeader, String adminToken) {
+    public Identities(IdentityHasher hasher, boolean trustUserHeader, String adminToken, JwtVerifier jwt,
+                      VoterCookie cookies, ClientAddress clientAddress) {
         this.hasher = hasher;
         this.trustUserHeader = trustUserHeader;
         this.adminToken = adminToken;
+        this.jwt = jwt;
+        this.cookies = cookies;
+        this.clientAddress = clientAddress;
     }
 
-    /** The hashed voter, from the trusted gateway header when it is honoured; empty when anonymous. */
-    Optional<String> voter(Context ctx) {
+    /** Reads {@code TALLY_JWT_*}, {@code TALLY_JWKS_FILE} and {@code TALLY_TRUSTED_PROXIES}. */
+    public static Identities from(Env env, Profile profile, Secrets secrets, IngestConfig config, String adminToken) {
+        return new Identities(new IdentityHasher(secrets), config.trustUserHeader(), adminToken,
+                new JwtVerifier(JwtConfig.from(env)), new VoterCookie(secrets, profile.isDev()),
+                ClientAddress.from(env, profile.isDev()));
+    }
+
+    /** The caller as a voter, if they say who they are; reads never issue a cookie. */
+    Optional<Voter> voter(Context ctx) {
+        return voter(ctx, false);
+    }
+
+    /** The voter of a write: a caller with no identity at all becomes a new anonymous voter. */
+    Voter requireVoter(Context ctx) {
+        return voter(ctx, true).orElseThrow(); // issueIfMissing always yields a voter
+    }
+
+    private Optional<Voter> voter(Context ctx, boolean issueIfMissing) {
+        Instant now = Instant.now();
+        Optional<String> bearer = JwtVerifier.bearerToken(ctx.header("Authorization"));
+        if (bearer.isPresent()) {
+            try {
+                Account account = jwt.verify(bearer.get(), now);
+                return Optional.of(new Voter(hasher.voter("user:" + account.subject()), account.accountCreated()));
+            } catch (InvalidJwtException e) {
+                throw new ApiProblem(401, "bad-credentials", "Bad credentials", e.getMessage())
+                        .withHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");
+            }
+        }
         if (trustUserHeader) {
             String user = ctx.header("X-Tally-User");
             if (user != null) {
@@ -29,15 +81,30 @@ final class Identities {
                     throw new ApiProblem(401, "bad-credentials", "Bad credentials",
                             "X-Tally-User must be 1 to 128 visible ASCII characters");
                 }
-                return Optional.of(hasher.voter("user:" + user));
+                return Optional.of(new Voter(hasher.voter("user:" + user), Optional.empty()));
             }
         }
-        return Optional.empty();
+        String host = ctx.req().getServerName();
+        Optional<String> anonymous = cookies.verify(ctx.cookie(VoterCookie.NAME), host, now);
+        if (anonymous.isEmpty() && issueIfMissing) {
+            VoterCookie.Issued issued = cookies.issue(host, now);
+            ctx.res().addHeader("Set-Cookie", issued.setCookieHeader());
+            anonymous = Optional.of(issued.voterId());
+        }
+        return anonymous.map(id -> new Voter(hasher.voter("anon:" + id), Optional.empty()));
     }
 
-    String requireVoter(Context ctx) {
-        return voter(ctx).orElseThrow(() -> new ApiProblem(401, "unauthenticated", "Unauthenticated",
-                "no voter identity: send X-Tally-User (trusted gateway)"));
+    /**
+     * The keyed hash of the caller's network (/24 or /56, and today's UTC date): from the socket peer, or
+     * the rightmost untrusted {@code X-Forwarded-For} entry behind a trusted proxy. No usable address
+     * fails closed with 403 — a default bucket would be a free pass around per-network limits.
+     */
+    String network(Context ctx) {
+        InetAddress address = clientAddress.resolve(ctx.req().getRemoteAddr(),
+                        Collections.list(ctx.req().getHeaders("X-Forwarded-For")))
+                .orElseThrow(() -> new ApiProblem(403, "client-address-required", "Client address required",
+                        "the client address could not be determined from the connection or a trusted proxy"));
+        return hasher.network(address, LocalDate.now(ZoneOffset.UTC));
     }
 
     void requireAdmin(Context ctx) {

@@ -1,7 +1,6 @@
 package dev.tally.ingest;
 
 import dev.tally.common.KeyedView;
-import dev.tally.common.IdentityHasher;
 import dev.tally.common.ReactionWriter;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.VoterStateQuery;
@@ -28,7 +27,7 @@ public final class IngestApi {
     private static final Logger LOG = LoggerFactory.getLogger(IngestApi.class);
 
     /** What the API needs; the launcher wires it. */
-    public record Deps(IngestConfig config, String adminToken, IdentityHasher hasher, CommandSink gateway,
+    public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
                        CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
                        KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
                        BooleanSupplier ready) {}
@@ -42,7 +41,7 @@ public final class IngestApi {
      */
     public static Javalin create(Deps deps, Consumer<JavalinConfig> extraRoutes) {
         IngestConfig config = deps.config();
-        Identities identities = new Identities(deps.hasher(), config.trustUserHeader(), deps.adminToken());
+        Identities identities = deps.identities();
         VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog());
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
@@ -79,6 +78,7 @@ public final class IngestApi {
             });
             cfg.routes.error(404, ctx -> unlessProblem(ctx, notFound(ctx)));
             cfg.routes.error(405, ctx -> unlessProblem(ctx, methodNotAllowed(ctx)));
+            DemoPage.mount(cfg); // DEMO-LOCAL-TEST
             extraRoutes.accept(cfg);
         });
     }

@@ -49,7 +49,8 @@ final class ReadHandler {
     private record Answer(Map<String, Object> body, String position, boolean stale) {}
 
     void item(Context ctx) {
-        Answer answer = answer(itemType(ctx.pathParam("itemType")), itemId(ctx.pathParam("itemId")), identities.voter(ctx));
+        Answer answer = answer(itemType(ctx.pathParam("itemType")), itemId(ctx.pathParam("itemId")),
+                identities.voter(ctx).map(Identities.Voter::hash));
         String etag = "\"" + sha256(answer.body().toString()).substring(0, 32) + "\"";
         ctx.header("ETag", etag);
         ctx.header("Cache-Control", "no-cache");
@@ -74,7 +75,7 @@ final class ReadHandler {
         if (split.length > MAX_BATCH) {
             throw ApiProblem.invalid("at most " + MAX_BATCH + " ids per request, got " + split.length);
         }
-        Optional<String> voter = identities.voter(ctx);
+        Optional<String> voter = identities.voter(ctx).map(Identities.Voter::hash);
         List<Map<String, Object>> items = new ArrayList<>();
         List<String> positions = new ArrayList<>();
         boolean stale = false;

@@ -62,9 +62,11 @@ final class VoteHandler {
         RequestLimits.requireJson(ctx);
         VoteRequest request = VoteRequest.parse(RequestLimits.body(ctx), config.catalogVersion());
         String idempotencyKey = idempotencyKey(ctx);
-        String voter = identities.requireVoter(ctx);
+        Identities.Voter voter = identities.requireVoter(ctx);
+        String network = identities.network(ctx);
         VoteCommand command = VoteCommand.newBuilder()
-                .setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+                .setCommandId(UUID.randomUUID().toString()).setVoter(voter.hash()).setNetwork(network)
+                .setAccountCreated(voter.accountCreated().orElse(null))
                 .setItemType(request.itemType()).setItemId(request.itemId())
                 .setAction(request.action()).setVoteValue(request.voteValue()).setReaction(request.reaction())
                 .setMode(request.mode()).setCatalogVersion(request.catalogVersion())
@@ -114,7 +116,11 @@ final class VoteHandler {
         if (outcome.getStatus() == OutcomeStatus.REJECTED) {
             Rejection reason = Rejection.bySlug(String.valueOf(outcome.getError())).orElseThrow(() ->
                     new IllegalStateException("unknown rejection '" + outcome.getError() + "' for " + command.getCommandId()));
-            throw problem(reason, String.valueOf(outcome.getDetail()));
+            ApiProblem refused = problem(reason, String.valueOf(outcome.getDetail()));
+            if (outcome.getRetryAfterSeconds() > 0) {
+                refused.withHeader("Retry-After", Integer.toString(outcome.getRetryAfterSeconds()));
+            }
+            throw refused;
         }
         answer(ctx, command, outcome);
     }

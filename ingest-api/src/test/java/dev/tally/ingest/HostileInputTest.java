@@ -134,6 +134,9 @@ class HostileInputTest {
         c.add(post("catalogue version 0", with("\"vote_value\":1,\"catalog_version\":0"), 400, "invalid-request"));
         // identity and keys
         c.add(new Case("bad user header", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "a b"), VALID, 401, "bad-credentials"));
+        c.add(new Case("malformed JWT", "POST", "/v1/votes", h("Content-Type", "application/json", "Authorization", "Bearer not.a.jwt"), VALID, 401, "bad-credentials"));
+        c.add(new Case("JWT when none are accepted", "POST", "/v1/votes", h("Content-Type", "application/json", "Authorization",
+                "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl"), VALID, 401, "bad-credentials"));
         c.add(new Case("idempotency key too long", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "Idempotency-Key", "k".repeat(65)), VALID, 400, "invalid-idempotency-key"));
         c.add(new Case("idempotency key with space", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "Idempotency-Key", "a b"), VALID, 400, "invalid-idempotency-key"));
         // reads and admin
@@ -183,6 +186,36 @@ class HostileInputTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(api.submitted.size()).isEqualTo(before + 1);
         assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).doesNotContain("mallory").hasSize(64);
+    }
+
+    @Test
+    void aVoterWithoutIdentityIsIssuedASignedCookieAndKeepsItsIdentity() throws Exception {
+        HttpResponse<String> first = send("POST", "/v1/votes", h("Content-Type", "application/json"), VALID);
+
+        assertThat(first.statusCode()).isEqualTo(200);
+        String setCookie = first.headers().firstValue("Set-Cookie").orElseThrow();
+        assertThat(setCookie).startsWith("tally_vid=").contains("HttpOnly", "SameSite=Lax", "Path=/v1").doesNotContain("Secure");
+        String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+        String firstVoter = api.submitted.get(api.submitted.size() - 1).getVoter();
+
+        HttpResponse<String> again = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", cookie), VALID);
+        assertThat(again.headers().firstValue("Set-Cookie")).as("a valid cookie is kept").isEmpty();
+        assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).isEqualTo(firstVoter);
+        assertThat(firstVoter).doesNotContain(cookie.substring("tally_vid=".length(), 20));
+
+        String tampered = cookie.substring(0, 12) + (cookie.charAt(12) == 'A' ? 'B' : 'A') + cookie.substring(13);
+        HttpResponse<String> forged = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", tampered), VALID);
+        assertThat(forged.headers().firstValue("Set-Cookie")).as("a tampered cookie is a new voter").isPresent();
+        assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).isNotEqualTo(firstVoter);
+    }
+
+    @Test
+    void everyCommandCarriesTheHashedNetworkNeverTheAddress() throws Exception {
+        send("POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "netuser", "X-Forwarded-For", "198.51.100.23"), VALID);
+
+        var command = api.submitted.get(api.submitted.size() - 1);
+        assertThat(command.getNetwork()).hasSize(64).matches("[0-9a-f]+");
+        assertThat(command.toString()).doesNotContain("198.51.100", "127.0.0.1", "netuser");
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.tally.ingest;
 
 import dev.tally.common.Env;
-import dev.tally.common.IdentityHasher;
 import dev.tally.common.KeyedView;
 import dev.tally.common.Profile;
 import dev.tally.common.ReactionRegistry;
@@ -61,8 +60,9 @@ final class TestApi implements AutoCloseable {
                 return ReactionType.newBuilder(current).setActive(false).build();
             }
         };
-        var deps = new IngestApi.Deps(config, ADMIN_TOKEN, new IdentityHasher(Secrets.of("test-secret-0123456789abcdef0123456789")),
-                new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
+        var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
+                ADMIN_TOKEN);
+        var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
                 reactions, catalog, writer, new LiveUpdates(), () -> true);
         app = IngestApi.create(deps, cfg -> {}).start();
     }

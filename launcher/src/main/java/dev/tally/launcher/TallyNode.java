@@ -2,7 +2,6 @@ package dev.tally.launcher;
 
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.Env;
-import dev.tally.common.IdentityHasher;
 import dev.tally.common.Profile;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
@@ -17,6 +16,7 @@ import dev.tally.fraud.FraudDetector;
 import dev.tally.fraud.FraudDetectorConfig;
 import dev.tally.ingest.CommandGateway;
 import dev.tally.ingest.IngestApi;
+import dev.tally.ingest.Identities;
 import dev.tally.ingest.IngestConfig;
 import dev.tally.ingest.LiveUpdates;
 import dev.tally.processor.VoteProcessor;
@@ -112,6 +112,7 @@ public final class TallyNode implements AutoCloseable {
         if (services.contains(Service.INGEST_API)) {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
             CommandGateway.checkReplyPartition(config.replyPartition(), runtime.kafka());
+            Identities.from(env, Profile.from(env), runtime.secrets(), config, "validation-only-token");
             if (services.size() == 1) {
                 remoteCounts(config);
                 remoteStates(config);
@@ -187,7 +188,8 @@ public final class TallyNode implements AutoCloseable {
         var rankings = new CompactedTopicView<>(runtime.kafka(), Topics.RANKINGS);
         closeables.add(rankings);
         RankingConfig rankingConfig = RankingConfig.from(env);
-        var deps = new IngestApi.Deps(config, adminToken, new IdentityHasher(runtime.secrets()), gateway, counts, states,
+        var identities = Identities.from(env, runtime.profile(), runtime.secrets(), config, adminToken);
+        var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
                 reactions, catalog, registry, live, this::ready);
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {

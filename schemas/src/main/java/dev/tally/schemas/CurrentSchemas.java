@@ -11,6 +11,7 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
+import dev.tally.schema.VoterQuota;
 import java.util.List;
 import org.apache.avro.Schema;
 
@@ -22,5 +23,5 @@ public final class CurrentSchemas {
             VoteCommand.getClassSchema(), VoteEvent.getClassSchema(), VoteOutcome.getClassSchema(),
             CountDelta.getClassSchema(), ItemCounts.getClassSchema(), QuarantineRecord.getClassSchema(),
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
-            IdempotencyRecord.getClassSchema(), RankingArtifact.getClassSchema());
+            IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema());
 }

@@ -10,9 +10,33 @@ import java.time.Duration;
  * @param idempotencyTtl     {@code TALLY_IDEMPOTENCY_TTL} [24h]: how long an Idempotency-Key is remembered
  * @param catalogVersion     {@code TALLY_CATALOG_VERSION} [1]
  * @param requireCatalog     {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
+ * @param voterLimits        per-voter limits
  */
 public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval,
-                                  Duration idempotencyTtl, int catalogVersion, boolean requireCatalog) {
+                                  Duration idempotencyTtl, int catalogVersion, boolean requireCatalog,
+                                  VoterLimits voterLimits) {
+
+    /**
+     * @param perWindow {@code TALLY_VOTER_LIMIT} [60]: counted votes per sliding window
+     * @param window    {@code TALLY_VOTER_WINDOW} [60s]
+     * @param perDay    {@code TALLY_VOTER_DAILY_LIMIT} [1000]: counted votes per UTC day
+     */
+    public record VoterLimits(int perWindow, Duration window, int perDay) {
+        public static final VoterLimits NONE = new VoterLimits(Integer.MAX_VALUE, Duration.ofSeconds(1), Integer.MAX_VALUE);
+
+        public VoterLimits {
+            if (window.isZero() || window.isNegative()) {
+                throw new Env.ConfigException("TALLY_VOTER_WINDOW must be positive");
+            }
+        }
+
+        static VoterLimits from(Env env) {
+            return new VoterLimits(env.integer("TALLY_VOTER_LIMIT", 60, 1, 1_000_000),
+                    env.duration("TALLY_VOTER_WINDOW", Duration.ofSeconds(60)),
+                    env.integer("TALLY_VOTER_DAILY_LIMIT", 1000, 1, 10_000_000));
+        }
+    }
+
     public VoteProcessorConfig {
         if (commitInterval.isZero() || commitInterval.isNegative()) {
             throw new Env.ConfigException("TALLY_COMMIT_INTERVAL must be positive");
@@ -31,6 +55,7 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
                 env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100)),
                 env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
-                env.bool("TALLY_REQUIRE_CATALOG", false));
+                env.bool("TALLY_REQUIRE_CATALOG", false),
+                VoterLimits.from(env));
     }
 }

@@ -36,8 +36,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *   <li>a reused idempotency key answers with the first answer (same request) or a conflict (another
  *       request), applying nothing;</li>
  *   <li>the catalogue and the reaction registry (global tables) may refuse it;</li>
- *   <li>otherwise {@link VoteRules} decide; a change writes the new state, emits the event and adds to
- *       the item's pending count delta.</li>
+ *   <li>otherwise {@link VoteRules} decide; a change must fit the voter's limits ({@link VoterQuotas}),
+ *       then writes the new state, emits the event and adds to the item's pending count delta.</li>
  * </ol>
  * The waiting API instance always gets an answer. A wall-clock punctuator forwards the pending deltas
  * and deletes them: they live in a changelogged store, so a crash restores them exactly as of the last
@@ -54,6 +54,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     private KeyValueStore<String, IdempotencyRecord> idempotency;
     private KeyValueStore<String, ReactionType> registry;
     private KeyValueStore<String, ItemStatus> catalog;
+    private VoterQuotas quotas;
 
     VoteResolver(VoteProcessorConfig config) {
         this.config = config;
@@ -69,6 +70,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
         registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
         catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
+        quotas = new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE));
         context.schedule(config.deltaFlushInterval(), PunctuationType.WALL_CLOCK_TIME, this::flush);
         context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purgeExpiredKeys);
     }
@@ -113,6 +115,14 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
         if (resolution.outcome() != Outcome.UNCHANGED) {
+            long at = command.getReceivedAt().toEpochMilli();
+            Optional<VoterQuotas.Refusal> limited = quotas.check(command.getVoter(), at);
+            if (limited.isPresent()) {
+                VoteOutcome refused = rejected(command, before, limited.get().reason(), limited.get().detail(), source);
+                refused.setRetryAfterSeconds((int) Math.min(Integer.MAX_VALUE, limited.get().retryAfterSeconds()));
+                return refused;
+            }
+            quotas.record(command.getVoter(), at);
             states.put(stateKey, toAvro(after));
             offsets.put(stateKey, source.offset());
             addToPending(itemKey, command, before, after, source);

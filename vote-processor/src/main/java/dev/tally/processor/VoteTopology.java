@@ -3,6 +3,7 @@ package dev.tally.processor;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.VoterItemState;
+import dev.tally.schema.VoterQuota;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topic;
@@ -19,7 +20,8 @@ import org.apache.kafka.streams.state.Stores;
  * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
  * {@value #VOTER_ITEM_STORE} store (voter|item → state; {@value #VOTER_ITEM_OFFSETS_STORE} keeps the offset of
  * each voter-item's last change, for read-your-writes) with idempotency keys in
- * {@value #IDEMPOTENCY_STORE} (voter|key → first answer), and writes
+ * {@value #IDEMPOTENCY_STORE} (voter|key → first answer) and per-voter limits in {@value #VOTER_QUOTAS_STORE},
+ * and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
  * by item) and {@code tally.vote-outcomes} (to the partition the waiting API reads). All values Avro.
  */
@@ -28,6 +30,7 @@ public final class VoteTopology {
     public static final String VOTER_ITEM_OFFSETS_STORE = "voter-item-offsets";
     public static final String PENDING_DELTAS_STORE = "pending-deltas";
     public static final String IDEMPOTENCY_STORE = "idempotency-keys";
+    public static final String VOTER_QUOTAS_STORE = "voter-quotas";
     public static final String REACTION_TYPES_STORE = "reaction-types";
     public static final String ITEM_CATALOG_STORE = "item-catalog";
     static final String SOURCE = "vote-commands-source";
@@ -46,6 +49,8 @@ public final class VoteTopology {
         topology.addSource(SOURCE, commands.keySerde().deserializer(), commands.valueSerde().deserializer(),
                 commands.name());
         topology.addProcessor(RESOLVER, () -> new VoteResolver(config), SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_QUOTAS_STORE),
+                Serdes.String(), AvroSerde.of(VoterQuota.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),
                 Serdes.String(), AvroSerde.of(IdempotencyRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),

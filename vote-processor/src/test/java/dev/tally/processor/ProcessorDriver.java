@@ -24,7 +24,8 @@ import org.apache.kafka.streams.TopologyTestDriver;
 final class ProcessorDriver implements AutoCloseable {
     static final Duration FLUSH = Duration.ofMillis(100);
     static final Duration TTL = Duration.ofHours(24);
-    static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false);
+    static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false,
+            VoteProcessorConfig.VoterLimits.NONE);
 
     final TopologyTestDriver driver;
     final TestInputTopic<String, VoteCommand> commands;

@@ -118,7 +118,7 @@ class VoteProcessorRulesTest {
     void shouldRefuseItemsTheCatalogueDoesNotListWhenRequired() {
         p.close();
         p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100), ProcessorDriver.FLUSH,
-                ProcessorDriver.TTL, 1, true));
+                ProcessorDriver.TTL, 1, true, VoteProcessorConfig.VoterLimits.NONE));
         p.setItem("listed", ItemState.ACTIVE);
 
         assertThat(p.send(vote("v", "unlisted", 1, VoteMode.SET)).getError()).isEqualTo("item-not-found");

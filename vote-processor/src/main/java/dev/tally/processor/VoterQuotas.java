@@ -1,0 +1,76 @@
+package dev.tally.processor;
+
+import dev.tally.common.Rejection;
+import dev.tally.schema.VoterQuota;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The per-voter sliding window and daily quota (seed 000's 60 votes per 60 s; seed 001's daily counter).
+ * Exact across any number of API instances because commands are keyed by voter: one task sees all of a
+ * voter's commands, in order. Time is the command's {@code received_at}, so a replay decides the same.
+ * Only changes count: pressing the same button again ({@code unchanged}) burns no quota.
+ */
+final class VoterQuotas {
+    private static final long DAY_MS = 86_400_000L;
+
+    /** A refusal and the seconds until the voter may vote again. */
+    record Refusal(Rejection reason, long retryAfterSeconds, String detail) {}
+
+    private final VoteProcessorConfig.VoterLimits limits;
+    private final KeyValueStore<String, VoterQuota> store;
+
+    VoterQuotas(VoteProcessorConfig.VoterLimits limits, KeyValueStore<String, VoterQuota> store) {
+        this.limits = limits;
+        this.store = store;
+    }
+
+    /** Whether one more counted vote at {@code now} (epoch ms) is within the voter's limits. */
+    Optional<Refusal> check(String voter, long now) {
+        VoterQuota q = store.get(voter);
+        if (q == null) {
+            return Optional.empty();
+        }
+        long windowMs = limits.window().toMillis();
+        List<Long> recent = inWindow(q, now, windowMs);
+        if (recent.size() >= limits.perWindow()) {
+            long retry = ceilSeconds(recent.get(recent.size() - limits.perWindow()) + windowMs - now);
+            return Optional.of(new Refusal(Rejection.RATE_LIMITED, retry, "at most " + limits.perWindow()
+                    + " votes per " + limits.window().toSeconds() + " s; try again in " + retry + " s"));
+        }
+        int today = (int) Math.floorDiv(now, DAY_MS);
+        if (q.getDay() == today && q.getDayCount() >= limits.perDay()) {
+            long retry = ceilSeconds((today + 1L) * DAY_MS - now);
+            return Optional.of(new Refusal(Rejection.QUOTA_EXCEEDED, retry, "at most " + limits.perDay()
+                    + " votes per day (UTC); the quota resets in " + retry + " s"));
+        }
+        return Optional.empty();
+    }
+
+    /** Counts one vote at {@code now}. */
+    void record(String voter, long now) {
+        VoterQuota q = store.get(voter);
+        int today = (int) Math.floorDiv(now, DAY_MS);
+        List<Long> recent = q == null ? new ArrayList<>() : inWindow(q, now, limits.window().toMillis());
+        recent.add(now);
+        int dayCount = q != null && q.getDay() == today ? q.getDayCount() + 1 : 1;
+        store.put(voter, new VoterQuota(recent, today, dayCount));
+    }
+
+    private static List<Long> inWindow(VoterQuota q, long now, long windowMs) {
+        List<Long> recent = new ArrayList<>();
+        for (Long t : q.getRecent()) {
+            if (t > now - windowMs) {
+                recent.add(t);
+            }
+        }
+        return recent;
+    }
+
+    private static long ceilSeconds(long millis) {
+        return Math.max(1, (millis + 999) / 1000);
+    }
+}
