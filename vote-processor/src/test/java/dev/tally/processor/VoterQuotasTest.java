@@ -1,0 +1,95 @@
+package dev.tally.processor;
+
+import static dev.tally.processor.ProcessorDriver.vote;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.schema.Outcome;
+import dev.tally.schema.OutcomeStatus;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteMode;
+import dev.tally.schema.VoteOutcome;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The per-voter sliding window and daily quota, with explicit command times at their edges. */
+class VoterQuotasTest {
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+    private final ProcessorDriver p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100),
+            ProcessorDriver.FLUSH, ProcessorDriver.TTL, 1, false,
+            new VoteProcessorConfig.VoterLimits(3, Duration.ofSeconds(60), 5)));
+
+    @AfterEach
+    void tearDown() {
+        p.close();
+    }
+
+    private VoteOutcome voteAt(String voter, String item, Instant at) {
+        VoteCommand c = vote(voter, item, 1, VoteMode.SET);
+        c.setReceivedAt(at);
+        return p.send(c);
+    }
+
+    @Test
+    void shouldRefuseTheVoteOverTheWindowWithSecondsUntilASlotFrees() {
+        voteAt("v", "a", T0);
+        voteAt("v", "b", T0.plusSeconds(10));
+        voteAt("v", "c", T0.plusSeconds(20));
+
+        VoteOutcome refused = voteAt("v", "d", T0.plusSeconds(30));
+
+        assertThat(refused.getStatus()).isEqualTo(OutcomeStatus.REJECTED);
+        assertThat(refused.getError()).isEqualTo("rate-limited");
+        assertThat(refused.getRetryAfterSeconds()).as("the vote at T0 leaves the window at T0+60").isEqualTo(30);
+        assertThat(p.events.readValuesToList()).hasSize(3);
+    }
+
+    @Test
+    void shouldAllowTheVoteOnceTheOldestLeavesTheWindowExactlyAtItsEdge() {
+        voteAt("v", "a", T0);
+        voteAt("v", "b", T0.plusSeconds(1));
+        voteAt("v", "c", T0.plusSeconds(2));
+
+        assertThat(voteAt("v", "d", T0.plusMillis(59_999)).getError()).isEqualTo("rate-limited");
+        assertThat(voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+    }
+
+    @Test
+    void shouldNotBurnQuotaOnUnchangedVotesOrRefusals() {
+        voteAt("v", "a", T0);
+        for (int i = 0; i < 10; i++) {
+            assertThat(voteAt("v", "a", T0.plusSeconds(i)).getOutcome()).isEqualTo(Outcome.UNCHANGED);
+        }
+        voteAt("v", "b", T0.plusSeconds(11));
+        voteAt("v", "c", T0.plusSeconds(12));
+
+        assertThat(voteAt("v", "d", T0.plusSeconds(13)).getError()).isEqualTo("rate-limited");
+        assertThat(voteAt("v", "d", T0.plusSeconds(14)).getError()).as("refusals do not count either")
+                .isEqualTo("rate-limited");
+        assertThat(voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+    }
+
+    @Test
+    void shouldKeepEachVotersWindowApart() {
+        voteAt("alice", "a", T0);
+        voteAt("alice", "b", T0);
+        voteAt("alice", "c", T0);
+
+        assertThat(voteAt("bob", "a", T0).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+    }
+
+    @Test
+    void shouldRefuseOverTheDailyQuotaUntilUtcMidnight() {
+        for (int i = 0; i < 5; i++) {
+            assertThat(voteAt("v", "i" + i, T0.plusSeconds(i * 120L)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+        }
+        VoteOutcome refused = voteAt("v", "i5", T0.plusSeconds(900));
+
+        assertThat(refused.getError()).isEqualTo("quota-exceeded");
+        assertThat(refused.getRetryAfterSeconds()).isEqualTo(Duration.between(T0.plusSeconds(900),
+                Instant.parse("2026-12-01T00:00:00Z")).toSeconds());
+        assertThat(voteAt("v", "i5", Instant.parse("2026-12-01T00:00:00Z")).getStatus())
+                .as("a new UTC day").isEqualTo(OutcomeStatus.APPLIED);
+    }
+}
