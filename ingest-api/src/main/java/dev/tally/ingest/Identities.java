@@ -85,13 +85,14 @@ public final class Identities {
             }
         }
         String host = ctx.req().getServerName();
-        Optional<String> anonymous = cookies.verify(ctx.cookie(VoterCookie.NAME), host, now);
+        Optional<VoterCookie.Verified> anonymous = cookies.verified(ctx.cookie(VoterCookie.NAME), host, now);
         if (anonymous.isEmpty() && issueIfMissing) {
             VoterCookie.Issued issued = cookies.issue(host, now);
             ctx.res().addHeader("Set-Cookie", issued.setCookieHeader());
-            anonymous = Optional.of(issued.voterId());
+            anonymous = Optional.of(new VoterCookie.Verified(issued.voterId(), now));
         }
-        return anonymous.map(id -> new Voter(hasher.voter("anon:" + id), Optional.empty()));
+        // an anonymous voter is as old as their cookie: a fresh one weighs like a new account
+        return anonymous.map(v -> new Voter(hasher.voter("anon:" + v.voterId()), Optional.of(v.issuedAt())));
     }
 
     /**

@@ -11,10 +11,40 @@ import java.time.Duration;
  * @param catalogVersion     {@code TALLY_CATALOG_VERSION} [1]
  * @param requireCatalog     {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
  * @param voterLimits        per-voter limits
+ * @param weighting          how much a young voter's vote weighs in the weighted score
  */
 public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval,
                                   Duration idempotencyTtl, int catalogVersion, boolean requireCatalog,
-                                  VoterLimits voterLimits) {
+                                  VoterLimits voterLimits, Weighting weighting) {
+
+    /**
+     * Votes from accounts (or anonymous cookies) younger than {@code TALLY_NEW_VOTER_AGE} [24h] weigh
+     * {@code TALLY_NEW_VOTER_WEIGHT} [0.1] in the weighted score rankings use (seed 000); raw counts are
+     * unaffected. A vote keeps the weight it was cast with, so retracting it later removes exactly that.
+     */
+    public record Weighting(Duration newVoterAge, double newVoterWeight) {
+        public static final Weighting DEFAULT = new Weighting(Duration.ofHours(24), 0.1);
+
+        public Weighting {
+            if (newVoterWeight < 0 || newVoterWeight > 1) {
+                throw new Env.ConfigException("TALLY_NEW_VOTER_WEIGHT must be between 0 and 1, was " + newVoterWeight);
+            }
+        }
+
+        static Weighting from(Env env) {
+            String weight = env.string("TALLY_NEW_VOTER_WEIGHT", "0.1");
+            try {
+                return new Weighting(env.duration("TALLY_NEW_VOTER_AGE", Duration.ofHours(24)), Double.parseDouble(weight));
+            } catch (NumberFormatException e) {
+                throw new Env.ConfigException("TALLY_NEW_VOTER_WEIGHT", weight, "a number between 0 and 1");
+            }
+        }
+
+        /** The weight of a vote cast at {@code at} by a voter who exists since {@code since} (null: unknown). */
+        double of(java.time.Instant since, java.time.Instant at) {
+            return since != null && Duration.between(since, at).compareTo(newVoterAge) < 0 ? newVoterWeight : 1.0;
+        }
+    }
 
     /**
      * @param perWindow {@code TALLY_VOTER_LIMIT} [60]: counted votes per sliding window
@@ -56,6 +86,6 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
                 env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
-                VoterLimits.from(env));
+                VoterLimits.from(env), Weighting.from(env));
     }
 }

@@ -50,6 +50,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     private final CommandChecks checks;
     private KeyValueStore<String, VoterItemState> states;
     private KeyValueStore<String, Long> offsets;
+    private KeyValueStore<String, Double> weights;
     private KeyValueStore<String, CountDelta> pending;
     private KeyValueStore<String, IdempotencyRecord> idempotency;
     private KeyValueStore<String, ReactionType> registry;
@@ -66,6 +67,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         super.init(context);
         states = context.getStateStore(VoteTopology.VOTER_ITEM_STORE);
         offsets = context.getStateStore(VoteTopology.VOTER_ITEM_OFFSETS_STORE);
+        weights = context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE);
         pending = context.getStateStore(VoteTopology.PENDING_DELTAS_STORE);
         idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
         registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
@@ -125,7 +127,14 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
             quotas.record(command.getVoter(), at);
             states.put(stateKey, toAvro(after));
             offsets.put(stateKey, source.offset());
-            addToPending(itemKey, command, before, after, source);
+            Double stored = weights.get(stateKey);
+            double weightBefore = stored == null ? 1.0 : stored;
+            double weightAfter = weightBefore;
+            if (after.vote() != before.vote()) { // a vote cast now weighs what its voter's age says today
+                weightAfter = config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
+                weights.put(stateKey, weightAfter);
+            }
+            addToPending(itemKey, command, before, after, weightBefore, weightAfter, source);
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
@@ -169,20 +178,21 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     }
 
     private void addToPending(String itemKey, VoteCommand command, VoterState before, VoterState after,
-                              RecordMetadata source) {
+                              double weightBefore, double weightAfter, RecordMetadata source) {
         CountDelta delta = pending.get(itemKey);
         if (delta == null) {
             delta = CountDelta.newBuilder().setItemType(command.getItemType()).setItemId(command.getItemId())
                     .setReactions(new HashMap<>()).setSourcePartition(source.partition())
                     .setThroughOffset(source.offset()).build();
         }
-        int up = (after.vote() == 1 ? 1 : 0) - (before.vote() == 1 ? 1 : 0);
-        int down = (after.vote() == -1 ? 1 : 0) - (before.vote() == -1 ? 1 : 0);
-        double weight = 1.0; // every voter weighs the same until the fraud work weighs new accounts
-        delta.setUpvotes(delta.getUpvotes() + up);
-        delta.setDownvotes(delta.getDownvotes() + down);
-        delta.setWeightedUp(delta.getWeightedUp() + weight * up);
-        delta.setWeightedDown(delta.getWeightedDown() + weight * down);
+        int upBefore = before.vote() == 1 ? 1 : 0;
+        int upAfter = after.vote() == 1 ? 1 : 0;
+        int downBefore = before.vote() == -1 ? 1 : 0;
+        int downAfter = after.vote() == -1 ? 1 : 0;
+        delta.setUpvotes(delta.getUpvotes() + upAfter - upBefore);
+        delta.setDownvotes(delta.getDownvotes() + downAfter - downBefore);
+        delta.setWeightedUp(delta.getWeightedUp() + weightAfter * upAfter - weightBefore * upBefore);
+        delta.setWeightedDown(delta.getWeightedDown() + weightAfter * downAfter - weightBefore * downBefore);
         if (!Objects.equals(before.reaction(), after.reaction())) {
             var reactions = new HashMap<>(delta.getReactions());
             if (before.reaction() != null) {

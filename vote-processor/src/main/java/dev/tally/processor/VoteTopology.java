@@ -28,6 +28,7 @@ import org.apache.kafka.streams.state.Stores;
 public final class VoteTopology {
     public static final String VOTER_ITEM_STORE = "voter-item-state";
     public static final String VOTER_ITEM_OFFSETS_STORE = "voter-item-offsets";
+    public static final String VOTER_ITEM_WEIGHTS_STORE = "voter-item-weights";
     public static final String PENDING_DELTAS_STORE = "pending-deltas";
     public static final String IDEMPOTENCY_STORE = "idempotency-keys";
     public static final String VOTER_QUOTAS_STORE = "voter-quotas";
@@ -57,6 +58,8 @@ public final class VoteTopology {
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_OFFSETS_STORE),
                 Serdes.String(), Serdes.Long()), RESOLVER);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_WEIGHTS_STORE),
+                Serdes.String(), Serdes.Double()), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),
                 Serdes.String(), AvroSerde.of(CountDelta.class)).withCachingEnabled(), RESOLVER);
         topology.addSink(EVENTS_SINK, Topics.VOTE_EVENTS.name(), Serdes.String().serializer(),

@@ -25,7 +25,8 @@ final class ProcessorDriver implements AutoCloseable {
     static final Duration FLUSH = Duration.ofMillis(100);
     static final Duration TTL = Duration.ofHours(24);
     static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false,
-            VoteProcessorConfig.VoterLimits.NONE);
+            VoteProcessorConfig.VoterLimits.NONE,
+            VoteProcessorConfig.Weighting.DEFAULT);
 
     final TopologyTestDriver driver;
     final TestInputTopic<String, VoteCommand> commands;

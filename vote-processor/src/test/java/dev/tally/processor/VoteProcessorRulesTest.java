@@ -118,7 +118,8 @@ class VoteProcessorRulesTest {
     void shouldRefuseItemsTheCatalogueDoesNotListWhenRequired() {
         p.close();
         p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100), ProcessorDriver.FLUSH,
-                ProcessorDriver.TTL, 1, true, VoteProcessorConfig.VoterLimits.NONE));
+                ProcessorDriver.TTL, 1, true, VoteProcessorConfig.VoterLimits.NONE,
+            VoteProcessorConfig.Weighting.DEFAULT));
         p.setItem("listed", ItemState.ACTIVE);
 
         assertThat(p.send(vote("v", "unlisted", 1, VoteMode.SET)).getError()).isEqualTo("item-not-found");
@@ -198,5 +199,28 @@ class VoteProcessorRulesTest {
         assertThat(later.getOutcome()).isEqualTo(Outcome.RETRACTED);
         KeyValueStore<String, ?> keys = p.driver.getKeyValueStore(VoteTopology.IDEMPOTENCY_STORE);
         assertThat(keys.get("v|k1")).as("recorded again with a new expiry").isNotNull();
+    }
+
+    // ---- weighting ----
+
+    @Test
+    void aNewAccountsVoteWeighsATenthAndItsRetractionRemovesExactlyThat() {
+        VoteCommand young = vote("newbie", "1", 1, VoteMode.TOGGLE);
+        young.setAccountCreated(young.getReceivedAt().minus(Duration.ofHours(2)));
+        VoteCommand old = vote("veteran", "1", 1, VoteMode.TOGGLE);
+        old.setAccountCreated(old.getReceivedAt().minus(Duration.ofDays(30)));
+        p.send(young);
+        p.send(old);
+
+        CountDelta cast = flushedDelta();
+        assertThat(cast.getUpvotes()).as("raw counts are unaffected").isEqualTo(2);
+        assertThat(cast.getWeightedUp()).isEqualTo(1.1, org.assertj.core.api.Assertions.within(1e-9));
+
+        VoteCommand laterRetraction = vote("newbie", "1", 1, VoteMode.TOGGLE);
+        laterRetraction.setReceivedAt(young.getReceivedAt().plus(Duration.ofDays(3))); // no longer young
+        laterRetraction.setAccountCreated(young.getAccountCreated());
+        p.send(laterRetraction);
+
+        assertThat(flushedDelta().getWeightedUp()).isEqualTo(-0.1, org.assertj.core.api.Assertions.within(1e-9));
     }
 }
