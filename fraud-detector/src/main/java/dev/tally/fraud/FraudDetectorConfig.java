@@ -4,12 +4,28 @@ import dev.tally.common.Env;
 import java.time.Duration;
 
 /**
- * @param applicationId  {@code TALLY_FRAUD_APP_ID} [tally-fraud-detector]: its own, so it scales and fails alone
- * @param commitInterval {@code TALLY_COMMIT_INTERVAL} [100ms]
+ * @param applicationId      {@code TALLY_FRAUD_APP_ID} [tally-fraud-detector]: its own, so it scales and fails alone
+ * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms]
+ * @param clusterVoters      {@code TALLY_CLUSTER_VOTERS} [10]: more distinct voters than this from one network ...
+ * @param clusterWindow      {@code TALLY_CLUSTER_WINDOW} [60s]: ... within this window → challenge the network
+ * @param challengeFor       {@code TALLY_CHALLENGE_DURATION} [10m]: how long a network must pass challenges
+ * @param networkDailyLimit  {@code TALLY_NETWORK_DAILY_LIMIT} [2000]: votes per network per UTC day
+ * @param networkItemDailyLimit {@code TALLY_NETWORK_ITEM_DAILY_LIMIT} [10]: votes per network per item per UTC day
+ * @param burstWindow        {@code TALLY_BURST_WINDOW} [5m]: the per-item window of burst detection
+ * @param burstFloor         {@code TALLY_BURST_FLOOR} [30]: a window above max(floor, mean + 3σ) is a burst
  */
-public record FraudDetectorConfig(String applicationId, Duration commitInterval) {
+public record FraudDetectorConfig(String applicationId, Duration commitInterval, int clusterVoters, Duration clusterWindow,
+                                  Duration challengeFor, int networkDailyLimit, int networkItemDailyLimit,
+                                  Duration burstWindow, int burstFloor) {
     public static FraudDetectorConfig from(Env env) {
         return new FraudDetectorConfig(env.string("TALLY_FRAUD_APP_ID", "tally-fraud-detector"),
-                env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100)));
+                env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100)),
+                env.integer("TALLY_CLUSTER_VOTERS", 10, 1, 1_000_000),
+                env.duration("TALLY_CLUSTER_WINDOW", Duration.ofSeconds(60)),
+                env.duration("TALLY_CHALLENGE_DURATION", Duration.ofMinutes(10)),
+                env.integer("TALLY_NETWORK_DAILY_LIMIT", 2000, 1, 100_000_000),
+                env.integer("TALLY_NETWORK_ITEM_DAILY_LIMIT", 10, 1, 1_000_000),
+                env.duration("TALLY_BURST_WINDOW", Duration.ofMinutes(5)),
+                env.integer("TALLY_BURST_FLOOR", 30, 1, 1_000_000));
     }
 }

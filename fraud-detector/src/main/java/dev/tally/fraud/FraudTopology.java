@@ -1,38 +1,56 @@
 package dev.tally.fraud;
 
+import dev.tally.schema.ItemBurst;
+import dev.tally.schema.NetworkActivity;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topics;
-import java.time.Duration;
-import org.apache.kafka.common.utils.Bytes;
+import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.kstream.Consumed;
-import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
+import org.apache.kafka.streams.kstream.KStream;
 import org.apache.kafka.streams.kstream.Named;
-import org.apache.kafka.streams.kstream.TimeWindows;
-import org.apache.kafka.streams.state.WindowStore;
+import org.apache.kafka.streams.kstream.Produced;
+import org.apache.kafka.streams.kstream.Repartitioned;
+import org.apache.kafka.streams.state.Stores;
 
 /**
  * The fraud-detector topology, a Streams application of its own beside the vote path. It reads
- * {@code tally.vote-commands} (keyed by hashed voter) and keeps per-voter one-minute activity windows in
- * {@value #VOTER_ACTIVITY_STORE}. It writes nothing yet: verdicts (flags, quarantine) come with the
- * fraud work, and read these windows.
+ * {@code tally.vote-commands}, repartitions them by hashed network ({@link NetworkWatch}: clustering and
+ * network quotas, store {@value #NETWORK_STORE}) and by item ({@link ItemWatch}: bursts, store
+ * {@value #ITEM_STORE}), and writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
+ * API and the vote-processor read.
  */
 public final class FraudTopology {
-    public static final String VOTER_ACTIVITY_STORE = "voter-activity";
+    public static final String NETWORK_STORE = "network-activity";
+    public static final String ITEM_STORE = "item-bursts";
 
     private FraudTopology() {}
 
-    public static Topology build() {
+    public static Topology build(FraudDetectorConfig config) {
         var commands = Topics.VOTE_COMMANDS;
+        var flags = Topics.FRAUD_FLAGS;
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(commands.name(), Consumed.with(commands.keySerde(), commands.valueSerde())
-                        .withName("fraud-commands-source"))
-                .groupByKey(Grouped.with("by-voter", commands.keySerde(), commands.valueSerde()))
-                .windowedBy(TimeWindows.ofSizeWithNoGrace(Duration.ofMinutes(1)))
-                .count(Named.as("count-voter-activity"),
-                        Materialized.<String, Long, WindowStore<Bytes, byte[]>>as(VOTER_ACTIVITY_STORE)
-                                .withKeySerde(commands.keySerde()).withRetention(Duration.ofHours(1)));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NETWORK_STORE),
+                Serdes.String(), AvroSerde.of(NetworkActivity.class)));
+        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ITEM_STORE),
+                Serdes.String(), AvroSerde.of(ItemBurst.class)));
+        KStream<String, VoteCommand> source = builder.stream(commands.name(),
+                Consumed.with(commands.keySerde(), commands.valueSerde()).withName("fraud-commands-source"));
+        Produced<String, dev.tally.schema.FraudFlag> toFlags = Produced.with(flags.keySerde(), flags.valueSerde());
+        source.filter((voter, c) -> c != null && c.getNetwork() != null, Named.as("with-network"))
+                .selectKey((voter, c) -> c.getNetwork(), Named.as("key-by-network"))
+                .repartition(Repartitioned.<String, VoteCommand>as("by-network")
+                        .withKeySerde(commands.keySerde()).withValueSerde(commands.valueSerde()))
+                .process(() -> new NetworkWatch(config), Named.as("watch-networks"), NETWORK_STORE)
+                .to(flags.name(), toFlags.withName("network-flags-sink"));
+        source.filter((voter, c) -> c != null, Named.as("commands"))
+                .selectKey((voter, c) -> Topics.itemKey(c.getItemType(), c.getItemId()), Named.as("key-by-item"))
+                .repartition(Repartitioned.<String, VoteCommand>as("by-item")
+                        .withKeySerde(commands.keySerde()).withValueSerde(commands.valueSerde()))
+                .process(() -> new ItemWatch(config), Named.as("watch-items"), ITEM_STORE)
+                .to(flags.name(), Produced.with(flags.keySerde(), flags.valueSerde()).withName("item-flags-sink"));
         return builder.build();
     }
 }

@@ -3,43 +3,147 @@ package dev.tally.fraud;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.schema.CommandAction;
+import dev.tally.schema.FlagKind;
+import dev.tally.schema.FraudFlag;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schemas.Topics;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Properties;
+import java.util.UUID;
 import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.WindowStore;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/** Every window rule of the fraud-detector at its edges, with explicit command times. */
 class FraudTopologyTest {
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+    private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig("t", Duration.ofMillis(100), 10,
+            Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
+    private final TopologyTestDriver driver;
+    private final TestInputTopic<String, VoteCommand> commands;
+    private final TestOutputTopic<String, FraudFlag> flags;
 
-    @Test
-    void shouldCountEachVotersCommandsPerMinuteWindow() {
+    FraudTopologyTest() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        try (TopologyTestDriver driver = new TopologyTestDriver(FraudTopology.build(), props)) {
-            var in = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
-                    Topics.VOTE_COMMANDS.valueSerde().serializer());
-            Instant t0 = Instant.parse("2026-11-30T10:00:00Z");
-            for (int i = 0; i < 3; i++) {
-                in.pipeInput("v1", command("v1", t0), t0.plusSeconds(i));
-            }
-            in.pipeInput("v2", command("v2", t0), t0.plusSeconds(5));
-            in.pipeInput("v1", command("v1", t0), t0.plusSeconds(61));
-            in.pipeInput("v3", command("v3", t0), t0.plusSeconds(10)); // its window closed: dropped, no grace
-
-            WindowStore<String, Long> store = driver.getWindowStore(FraudTopology.VOTER_ACTIVITY_STORE);
-            assertThat(store.fetch("v1", t0.toEpochMilli())).isEqualTo(3L);
-            assertThat(store.fetch("v1", t0.plusSeconds(60).toEpochMilli())).isEqualTo(1L);
-            assertThat(store.fetch("v2", t0.toEpochMilli())).isEqualTo(1L);
-            assertThat(store.fetch("v3", t0.toEpochMilli())).isNull();
-        }
+        driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props);
+        commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
+                Topics.VOTE_COMMANDS.valueSerde().serializer());
+        flags = driver.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
+                Topics.FRAUD_FLAGS.valueSerde().deserializer());
     }
 
-    private static VoteCommand command(String voter, Instant at) {
-        return VoteCommand.newBuilder().setCommandId("c").setVoter(voter).setItemType("post").setItemId("1")
-                .setAction(CommandAction.VOTE).setVoteValue(1).setReceivedAt(at).build();
+    @AfterEach
+    void tearDown() {
+        driver.close();
+    }
+
+    private void vote(String voter, String network, String item, Instant at) {
+        VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+                .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
+                .setVoteValue(1).setReceivedAt(at).build();
+        commands.pipeInput(voter, c, at);
+    }
+
+    @Test
+    void tenVotersFromOneNetworkInAMinuteAreFineTheEleventhRaisesAChallenge() {
+        for (int i = 0; i < 10; i++) {
+            vote("v" + i, "netA", "i" + i, T0.plusSeconds(i));
+        }
+        assertThat(flags.isEmpty()).isTrue();
+
+        vote("v10", "netA", "x", T0.plusSeconds(30));
+
+        FraudFlag flag = flags.readValue();
+        assertThat(flag.getKey()).isEqualTo("net:netA");
+        assertThat(flag.getKind()).isEqualTo(FlagKind.CHALLENGE);
+        assertThat(flag.getExpiresAt()).isEqualTo(T0.plusSeconds(30).plus(Duration.ofMinutes(10)));
+    }
+
+    @Test
+    void votersOlderThanTheWindowNoLongerCount() {
+        for (int i = 0; i < 10; i++) {
+            vote("v" + i, "netA", "i" + i, T0);
+        }
+        vote("v10", "netA", "x", T0.plusSeconds(60));
+
+        assertThat(flags.isEmpty()).as("the first ten left the window at T0+60").isTrue();
+    }
+
+    @Test
+    void theSameVoterManyTimesIsNotACluster() {
+        for (int i = 0; i < 40; i++) {
+            vote("same", "netA", "i" + i, T0.plusSeconds(i));
+        }
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).doesNotContain("net:netA");
+    }
+
+    @Test
+    void aNetworkOverItsPerItemDailyQuotaIsFlaggedUntilMidnight() {
+        for (int i = 0; i < 10; i++) {
+            vote("v" + i, "netB", "target", T0.plus(Duration.ofMinutes(2L * i)));
+        }
+        assertThat(flags.isEmpty()).isTrue();
+
+        vote("v10", "netB", "target", T0.plus(Duration.ofMinutes(30)));
+
+        FraudFlag flag = flags.readValue();
+        assertThat(flag.getKey()).isEqualTo("netitem:netB:post:target");
+        assertThat(flag.getKind()).isEqualTo(FlagKind.QUOTA);
+        assertThat(flag.getExpiresAt()).isEqualTo(Instant.parse("2026-12-01T00:00:00Z"));
+    }
+
+    @Test
+    void aNetworkOverItsDailyQuotaIsFlaggedAndANewDayStartsAgain() {
+        for (int i = 0; i < 51; i++) {
+            vote("v" + (i % 5), "netC", "i" + i, T0.plus(Duration.ofMinutes(i)));
+        }
+        List<String> keys = flags.readValuesToList().stream().map(FraudFlag::getKey).toList();
+        assertThat(keys).containsExactly("netday:netC");
+
+        vote("v0", "netC", "new-day", Instant.parse("2026-12-01T00:00:01Z"));
+        assertThat(flags.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aFreshItemHitByFortyVotersInSecondsIsABurstAtTheFloor() {
+        for (int i = 0; i < 30; i++) {
+            vote("new" + i, "n" + i, "fresh", T0.plusSeconds(i));
+        }
+        assertThat(flags.isEmpty()).as("30 is the floor").isTrue();
+
+        vote("new30", "n30", "fresh", T0.plusSeconds(31));
+
+        FraudFlag flag = flags.readValue();
+        assertThat(flag.getKey()).isEqualTo("item:post:fresh");
+        assertThat(flag.getKind()).isEqualTo(FlagKind.BURST);
+    }
+
+    @Test
+    void aBusyItemIsABurstOnlyAboveItsMeanPlusThreeSigma() {
+        // ten windows of 40 ± 5 votes: mean 40, sample σ ≈ 3.83 → threshold ≈ 51.5
+        int[] history = {35, 45, 40, 36, 44, 40, 35, 45, 40, 40};
+        for (int w = 0; w < history.length; w++) {
+            for (int i = 0; i < history[w]; i++) {
+                vote("h" + w + "-" + i, "n", "busy", T0.plus(Duration.ofMinutes(5L * w)).plusSeconds(i));
+            }
+        }
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).doesNotContain("item:post:busy");
+        Instant next = T0.plus(Duration.ofMinutes(50));
+        for (int i = 0; i < 51; i++) {
+            vote("b" + i, "n", "busy", next.plusSeconds(i));
+        }
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).doesNotContain("item:post:busy");
+
+        vote("b51", "n", "busy", next.plusSeconds(60));
+
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).contains("item:post:busy");
+        assertThat(ItemWatch.threshold(new dev.tally.schema.ItemBurst(0L, 0, 2L, 10.0, 0.0, 0L))).isEqualTo(10.0);
     }
 }

@@ -1,6 +1,9 @@
 package dev.tally.schemas;
 
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.FraudFlag;
+import dev.tally.schema.ItemBurst;
+import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemStatus;
@@ -23,5 +26,6 @@ public final class CurrentSchemas {
             VoteCommand.getClassSchema(), VoteEvent.getClassSchema(), VoteOutcome.getClassSchema(),
             CountDelta.getClassSchema(), ItemCounts.getClassSchema(), QuarantineRecord.getClassSchema(),
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
-            IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema());
+            IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema(),
+            FraudFlag.getClassSchema(), NetworkActivity.getClassSchema(), ItemBurst.getClassSchema());
 }

@@ -1,6 +1,7 @@
 package dev.tally.schemas;
 
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
@@ -28,6 +29,7 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
  *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
  *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type (seed 001).</li>
+ *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
@@ -60,6 +62,9 @@ public final class Topics {
             new Topic<>("tally.item-catalog", KEY, AvroSerde.of(ItemStatus.class), true, FOREVER);
     public static final Topic<String, RankingArtifact> RANKINGS =
             new Topic<>("tally.rankings", KEY, AvroSerde.of(RankingArtifact.class), true, FOREVER);
+
+    public static final Topic<String, FraudFlag> FRAUD_FLAGS =
+            new Topic<>("tally.fraud-flags", KEY, AvroSerde.of(FraudFlag.class), true, FOREVER);
 
     /** Records a Streams application could not read or process, with the failure in their headers. */
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
