@@ -35,6 +35,11 @@ public final class ApiProblem extends RuntimeException {
         return this;
     }
 
+    /** The problem type slug. */
+    public String type() {
+        return type;
+    }
+
     public int status() {
         return status;
     }

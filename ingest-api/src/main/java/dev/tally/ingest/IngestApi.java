@@ -1,11 +1,14 @@
 package dev.tally.ingest;
 
 import dev.tally.common.KeyedView;
+import dev.tally.common.TallyMetrics;
 import dev.tally.common.ReactionWriter;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.VoterStateQuery;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
+import dev.tally.ingest.ops.HttpMetrics;
+import dev.tally.ingest.ops.OpsRoutes;
 import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
@@ -30,7 +33,7 @@ public final class IngestApi {
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
                        CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
                        KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
-                       BooleanSupplier ready) {}
+                       BooleanSupplier ready, TallyMetrics metrics) {}
 
     private IngestApi() {}
 
@@ -42,12 +45,15 @@ public final class IngestApi {
     public static Javalin create(Deps deps, Consumer<JavalinConfig> extraRoutes) {
         IngestConfig config = deps.config();
         Identities identities = deps.identities();
-        VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog());
+        VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog(),
+                deps.metrics());
+        TallyMetrics metrics = deps.metrics();
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
         StreamHandler streams = new StreamHandler(deps.live(), deps.counts(), config.maxStreams());
         BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp();
         return Javalin.create(cfg -> {
+            HttpMetrics.install(cfg, metrics);
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
             cfg.http.prefer405over404 = true;
             cfg.router.ignoreTrailingSlashes = false; // exact paths: /v1/votes/ is not /v1/votes
@@ -65,19 +71,20 @@ public final class IngestApi {
             cfg.routes.sse("/v1/stream", streams::stream);
             cfg.routes.put("/v1/admin/reactions/{code}", reactions::put);
             cfg.routes.delete("/v1/admin/reactions/{code}", reactions::retire);
+            OpsRoutes.mount(cfg.routes, metrics);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> {
                 boolean ok = ready.getAsBoolean();
                 ctx.status(ok ? 200 : 503).json(Map.of("status", ok ? "ready" : "starting"));
             });
-            cfg.routes.exception(ApiProblem.class, IngestApi::problem);
-            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> problem(javalinRefusal(e, ctx), ctx));
+            cfg.routes.exception(ApiProblem.class, (p, ctx) -> refuse(metrics, p, ctx));
+            cfg.routes.exception(HttpResponseException.class, (e, ctx) -> refuse(metrics, javalinRefusal(e, ctx), ctx));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
                 LOG.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
-                problem(new ApiProblem(500, "internal-error", "Internal error", "the server failed; nothing was applied"), ctx);
+                refuse(metrics, new ApiProblem(500, "internal-error", "Internal error", "the server failed; nothing was applied"), ctx);
             });
-            cfg.routes.error(404, ctx -> unlessProblem(ctx, notFound(ctx)));
-            cfg.routes.error(405, ctx -> unlessProblem(ctx, methodNotAllowed(ctx)));
+            cfg.routes.error(404, ctx -> unlessProblem(metrics, ctx, notFound(ctx)));
+            cfg.routes.error(405, ctx -> unlessProblem(metrics, ctx, methodNotAllowed(ctx)));
             DemoPage.mount(cfg); // DEMO-LOCAL-TEST
             extraRoutes.accept(cfg);
         });
@@ -104,11 +111,17 @@ public final class IngestApi {
     }
 
     /** Javalin's own 404/405 become problems, unless a handler already answered with one. */
-    private static void unlessProblem(Context ctx, ApiProblem p) {
+    private static void unlessProblem(TallyMetrics metrics, Context ctx, ApiProblem p) {
         String written = ctx.res().getContentType();
         if (written == null || !written.startsWith("application/problem+json")) {
-            problem(p, ctx);
+            refuse(metrics, p, ctx);
         }
+    }
+
+    /** Every refusal passes here: counted by type, answered as problem+json. */
+    private static void refuse(TallyMetrics metrics, ApiProblem p, Context ctx) {
+        metrics.recordRefusal(p.type());
+        problem(p, ctx);
     }
 
     static void problem(ApiProblem p, Context ctx) {

@@ -3,6 +3,7 @@ package dev.tally.ingest;
 import dev.tally.common.CommandChecks;
 import dev.tally.common.KeyedView;
 import dev.tally.common.Rejection;
+import dev.tally.common.TallyMetrics;
 import dev.tally.common.VoterState;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.ItemCountsView;
@@ -16,6 +17,7 @@ import dev.tally.schema.VoterItemState;
 import io.javalin.http.Context;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
@@ -42,9 +44,11 @@ final class VoteHandler {
     private final KeyedView<ItemStatus> catalog;
     private final CommandChecks checks;
     private final Semaphore inFlight;
+    private final TallyMetrics metrics;
 
     VoteHandler(IngestConfig config, Identities identities, CommandSink gateway, CountsQuery counts,
-                KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog) {
+                KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog, TallyMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.identities = identities;
         this.gateway = gateway;
@@ -117,6 +121,7 @@ final class VoteHandler {
             Rejection reason = Rejection.bySlug(String.valueOf(outcome.getError())).orElseThrow(() ->
                     new IllegalStateException("unknown rejection '" + outcome.getError() + "' for " + command.getCommandId()));
             ApiProblem refused = problem(reason, String.valueOf(outcome.getDetail()));
+            metrics.recordOutcome("rejected");
             if (outcome.getRetryAfterSeconds() > 0) {
                 refused.withHeader("Retry-After", Integer.toString(outcome.getRetryAfterSeconds()));
             }
@@ -149,6 +154,7 @@ final class VoteHandler {
         out.put("counts", ReadHandler.countsJson(view));
         out.put("position", outcome.getSourcePartition() + ":" + outcome.getSourceOffset());
         ctx.header(ReadHandler.POSITION_HEADER, view.position());
+        metrics.recordOutcome(outcome.getOutcome().name().toLowerCase(Locale.ROOT));
         ctx.json(out);
     }
 
@@ -166,7 +172,8 @@ final class VoteHandler {
         return new ApiProblem(reason.status, reason.slug, reason.title, detail);
     }
 
-    private static void pending(Context ctx, VoteCommand command) {
+    private void pending(Context ctx, VoteCommand command) {
+        metrics.recordOutcome("pending");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("command_id", command.getCommandId());
         out.put("status", "pending");

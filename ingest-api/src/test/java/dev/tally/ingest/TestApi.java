@@ -6,6 +6,7 @@ import dev.tally.common.Profile;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.ReactionWriter;
 import dev.tally.common.Secrets;
+import dev.tally.common.TallyMetrics;
 import dev.tally.common.query.ItemCountsView;
 import dev.tally.common.query.VoterStateView;
 import dev.tally.schema.ItemState;
@@ -63,7 +64,7 @@ final class TestApi implements AutoCloseable {
         var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
                 ADMIN_TOKEN);
         var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
-                reactions, catalog, writer, new LiveUpdates(), () -> true);
+                reactions, catalog, writer, new LiveUpdates(), () -> true, new TallyMetrics());
         app = IngestApi.create(deps, cfg -> {}).start();
     }
 

@@ -6,6 +6,7 @@ import dev.tally.common.Profile;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
+import dev.tally.common.TallyMetrics;
 import dev.tally.common.TopicAdmin;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.ItemCountsView;
@@ -19,6 +20,8 @@ import dev.tally.ingest.IngestApi;
 import dev.tally.ingest.Identities;
 import dev.tally.ingest.IngestConfig;
 import dev.tally.ingest.LiveUpdates;
+import dev.tally.ingest.ops.HttpMetrics;
+import dev.tally.ingest.ops.OpsRoutes;
 import dev.tally.processor.VoteProcessor;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjector;
@@ -66,6 +69,7 @@ public final class TallyNode implements AutoCloseable {
     private final Runtime runtime;
     private final List<AutoCloseable> closeables = new ArrayList<>();
     private final List<StreamsService> streams = new ArrayList<>();
+    private final TallyMetrics metrics = new TallyMetrics();
     private VoteProcessor processor;
     private CountProjector projector;
     private Javalin http;
@@ -166,6 +170,7 @@ public final class TallyNode implements AutoCloseable {
 
     private void track(StreamsService service, AutoCloseable closeable) {
         streams.add(service);
+        metrics.bindStreams(service.name(), service.streams());
         closeables.add(closeable);
     }
 
@@ -190,7 +195,7 @@ public final class TallyNode implements AutoCloseable {
         RankingConfig rankingConfig = RankingConfig.from(env);
         var identities = Identities.from(env, runtime.profile(), runtime.secrets(), config, adminToken);
         var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
-                reactions, catalog, registry, live, this::ready);
+                reactions, catalog, registry, live, this::ready, metrics);
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {
                 processor.mountInternalRoutes(cfg.routes);
@@ -223,6 +228,8 @@ public final class TallyNode implements AutoCloseable {
             cfg.startup.showJavalinBanner = false;
             cfg.jetty.host = runtime.profile().isDev() ? "127.0.0.1" : "0.0.0.0";
             cfg.jetty.port = self.port();
+            HttpMetrics.install(cfg, metrics);
+            OpsRoutes.mountMetrics(cfg.routes, metrics);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> ctx.status(ready() ? 200 : 503).json(Map.of("ready", ready())));
             if (processor != null) {
@@ -275,5 +282,6 @@ public final class TallyNode implements AutoCloseable {
             }
         }
         closeables.clear();
+        metrics.close();
     }
 }

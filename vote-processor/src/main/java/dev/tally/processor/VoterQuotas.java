@@ -57,7 +57,14 @@ final class VoterQuotas {
         List<Long> recent = q == null ? new ArrayList<>() : inWindow(q, now, limits.window().toMillis());
         recent.add(now);
         int dayCount = q != null && q.getDay() == today ? q.getDayCount() + 1 : 1;
-        store.put(voter, new VoterQuota(recent, today, dayCount));
+        long first = q != null && q.getFirstVoteAt() > 0 ? q.getFirstVoteAt() : now;
+        store.put(voter, new VoterQuota(recent, today, dayCount, first));
+    }
+
+    /** Whether the voter had a counted vote before {@code instant} (epoch ms): a voter with history. */
+    boolean votedBefore(String voter, long instant) {
+        VoterQuota q = store.get(voter);
+        return q != null && q.getFirstVoteAt() > 0 && q.getFirstVoteAt() < instant;
     }
 
     private static List<Long> inWindow(VoterQuota q, long now, long windowMs) {
