@@ -85,7 +85,7 @@ public final class IngestApi {
             });
             cfg.routes.error(404, ctx -> unlessProblem(metrics, ctx, notFound(ctx)));
             cfg.routes.error(405, ctx -> unlessProblem(metrics, ctx, methodNotAllowed(ctx)));
-            DemoPage.mount(cfg); // DEMO-LOCAL-TEST
+            DemoPage.mount(cfg);
             extraRoutes.accept(cfg);
         });
     }

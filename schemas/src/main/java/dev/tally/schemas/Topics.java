@@ -29,6 +29,7 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
  *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
  *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type (seed 001).</li>
+ *   <li>{@link #QUARANTINE_DECISIONS}: keyed by hashed voter (co-partitioned with the commands); release or discard of a held vote.</li>
  *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
@@ -63,6 +64,8 @@ public final class Topics {
     public static final Topic<String, RankingArtifact> RANKINGS =
             new Topic<>("tally.rankings", KEY, AvroSerde.of(RankingArtifact.class), true, FOREVER);
 
+    public static final Topic<String, QuarantineRecord> QUARANTINE_DECISIONS =
+            new Topic<>("tally.quarantine-decisions", KEY, AvroSerde.of(QuarantineRecord.class), false, days(7));
     public static final Topic<String, FraudFlag> FRAUD_FLAGS =
             new Topic<>("tally.fraud-flags", KEY, AvroSerde.of(FraudFlag.class), true, FOREVER);
 

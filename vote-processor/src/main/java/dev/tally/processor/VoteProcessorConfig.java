@@ -12,10 +12,11 @@ import java.time.Duration;
  * @param requireCatalog     {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
  * @param voterLimits        per-voter limits
  * @param weighting          how much a young voter's vote weighs in the weighted score
+ * @param reviewDelay        {@code TALLY_REVIEW_DELAY} [1h]: after it, the review job decides a held vote
  */
 public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval,
                                   Duration idempotencyTtl, int catalogVersion, boolean requireCatalog,
-                                  VoterLimits voterLimits, Weighting weighting) {
+                                  VoterLimits voterLimits, Weighting weighting, Duration reviewDelay) {
 
     /**
      * Votes from accounts (or anonymous cookies) younger than {@code TALLY_NEW_VOTER_AGE} [24h] weigh
@@ -86,6 +87,6 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
                 env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
-                VoterLimits.from(env), Weighting.from(env));
+                VoterLimits.from(env), Weighting.from(env), env.duration("TALLY_REVIEW_DELAY", Duration.ofHours(1)));
     }
 }

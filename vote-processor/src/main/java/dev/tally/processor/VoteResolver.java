@@ -7,6 +7,8 @@ import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.Outcome;
+import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.QuarantineStatus;
 import dev.tally.schema.OutcomeStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.VoteCommand;
@@ -43,8 +45,30 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * and deletes them: they live in a changelogged store, so a crash restores them exactly as of the last
  * committed transaction and the input replays from there (no vote lost or counted twice).
  */
-final class VoteResolver extends ContextualProcessor<String, VoteCommand, String, Object> {
+final class VoteResolver extends ContextualProcessor<String, Object, String, Object> {
     private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
+    private static final Duration REVIEW_INTERVAL = Duration.ofMinutes(1);
+
+    /**
+     * A released vote has no command offset of its own in this task's input order: its event and delta
+     * carry none (-1), so watermarks only ever reflect command offsets, and reconcile counts it as projected.
+     */
+    private static final RecordMetadata NO_POSITION = new RecordMetadata() {
+        @Override
+        public String topic() {
+            return Topics.QUARANTINE_DECISIONS.name();
+        }
+
+        @Override
+        public int partition() {
+            return -1;
+        }
+
+        @Override
+        public long offset() {
+            return -1;
+        }
+    };
 
     private final VoteProcessorConfig config;
     private final CommandChecks checks;
@@ -56,6 +80,7 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
     private KeyValueStore<String, ReactionType> registry;
     private KeyValueStore<String, ItemStatus> catalog;
     private VoterQuotas quotas;
+    private Quarantine quarantine;
 
     VoteResolver(VoteProcessorConfig config) {
         this.config = config;
@@ -74,15 +99,22 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
         catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
         quotas = new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE));
         context.schedule(config.deltaFlushInterval(), PunctuationType.WALL_CLOCK_TIME, this::flush);
+        quarantine = new Quarantine(context.getStateStore(VoteTopology.HELD_STORE),
+                context.getStateStore(VoteTopology.HELD_STATE_STORE), context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE));
         context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purgeExpiredKeys);
+        context.schedule(REVIEW_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::review);
     }
 
     @Override
-    public void process(Record<String, VoteCommand> record) {
-        VoteCommand command = record.value();
-        if (command == null) {
-            return;
+    public void process(Record<String, Object> record) {
+        if (record.value() instanceof QuarantineRecord decision) {
+            decide(decision, context().currentSystemTimeMs(), record.timestamp());
+        } else if (record.value() instanceof VoteCommand command) {
+            command(command, record.timestamp());
         }
+    }
+
+    private void command(VoteCommand command, long timestamp) {
         RecordMetadata source = context().recordMetadata().orElseThrow();
         long now = context().currentSystemTimeMs();
         String idempotencyKey = command.getIdempotencyKey() == null ? null
@@ -94,22 +126,58 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
                         ? replay(first.getOutcome(), command)
                         : rejected(command, current(command), Rejection.IDEMPOTENCY_CONFLICT,
                         "Idempotency-Key '" + command.getIdempotencyKey() + "' was first used with another request", source);
-                answer(answer, record.timestamp());
+                answer(answer, timestamp);
                 return;
             }
         }
-        VoteOutcome outcome = resolve(command, source, now, record.timestamp());
+        VoteOutcome outcome = resolve(command, source, now, timestamp, true);
         if (idempotencyKey != null) {
             idempotency.put(idempotencyKey, new IdempotencyRecord(command.getRequestHash(), outcome,
                     Instant.ofEpochMilli(now).plus(config.idempotencyTtl())));
         }
-        answer(outcome, record.timestamp());
+        answer(outcome, timestamp);
     }
 
-    private VoteOutcome resolve(VoteCommand command, RecordMetadata source, long now, long timestamp) {
+    /**
+     * Applies a held command on release (through the normal path, no quota charged again) or records its
+     * discard; a decision about a command no longer held changes nothing.
+     */
+    private void decide(QuarantineRecord decision, long now, long timestamp) {
+        VoteCommand held = decision.getCommand();
+        String stateKey = stateKey(held.getVoter(), Topics.itemKey(held.getItemType(), held.getItemId()));
+        Optional<QuarantineRecord> taken = quarantine.take(decision.getCommandId(), stateKey);
+        if (taken.isEmpty()) {
+            return;
+        }
+        if (decision.getStatus() == QuarantineStatus.RELEASED) {
+            VoteCommand release = VoteCommand.newBuilder(taken.get().getCommand()).setReplyPartition(-1).build();
+            resolve(release, NO_POSITION, now, timestamp, false);
+        }
+        QuarantineRecord recorded = QuarantineRecord.newBuilder(taken.get()).setStatus(decision.getStatus())
+                .setReason(decision.getReason()).setDecidedAt(Instant.ofEpochMilli(now)).build();
+        context().forward(new Record<>(recorded.getCommandId(), (Object) recorded, timestamp), VoteTopology.QUARANTINE_SINK);
+    }
+
+    /**
+     * The review job: a vote held longer than {@code TALLY_REVIEW_DELAY} is released when its item is no
+     * longer under a burst, and discarded when it still is.
+     */
+    private void review(long now) {
+        for (QuarantineRecord h : quarantine.heldSince(now - config.reviewDelay().toMillis())) {
+            VoteCommand c = VoteCommand.newBuilder(h.getCommand()).setReceivedAt(Instant.ofEpochMilli(now)).build();
+            boolean stillBursting = quarantine.burst(c).isPresent();
+            QuarantineRecord decision = QuarantineRecord.newBuilder(h)
+                    .setStatus(stillBursting ? QuarantineStatus.DISCARDED : QuarantineStatus.RELEASED)
+                    .setReason(stillBursting ? "review: the item was still under a burst" : "review: the burst ended").build();
+            decide(decision, now, now);
+        }
+    }
+
+    private VoteOutcome resolve(VoteCommand command, RecordMetadata source, long now, long timestamp, boolean mayHold) {
         String itemKey = Topics.itemKey(command.getItemType(), command.getItemId());
         String stateKey = stateKey(command.getVoter(), itemKey);
-        VoterState before = fromAvro(states.get(stateKey));
+        Optional<VoterState> heldState = mayHold ? quarantine.heldState(stateKey) : Optional.empty();
+        VoterState before = heldState.orElseGet(() -> fromAvro(states.get(stateKey)));
         Optional<CommandChecks.Refusal> refusal = checks.check(command, catalog::get, registry::get);
         if (refusal.isPresent()) {
             return rejected(command, before, refusal.get().reason(), refusal.get().detail(), source);
@@ -124,9 +192,24 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
                 refused.setRetryAfterSeconds((int) Math.min(Integer.MAX_VALUE, limited.get().retryAfterSeconds()));
                 return refused;
             }
-            quotas.record(command.getVoter(), at);
+            Optional<dev.tally.schema.FraudFlag> burst = mayHold ? quarantine.burst(command) : Optional.empty();
+            boolean withoutHistory = burst.isPresent()
+                    && !quotas.votedBefore(command.getVoter(), burst.get().getRaisedAt().toEpochMilli());
+            if (withoutHistory || heldState.isPresent()) {
+                quotas.record(command.getVoter(), at);
+                QuarantineRecord record = quarantine.hold(command, stateKey, after,
+                        burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
+                context().forward(new Record<>(record.getCommandId(), (Object) record, timestamp), VoteTopology.QUARANTINE_SINK);
+                return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
+                        .setBefore(toAvro(before)).setAfter(toAvro(after)).build();
+            }
+            if (mayHold) {
+                quotas.record(command.getVoter(), at);
+            }
             states.put(stateKey, toAvro(after));
-            offsets.put(stateKey, source.offset());
+            if (source.offset() >= 0) {
+                offsets.put(stateKey, source.offset());
+            }
             Double stored = weights.get(stateKey);
             double weightBefore = stored == null ? 1.0 : stored;
             double weightAfter = weightBefore;
@@ -203,7 +286,10 @@ final class VoteResolver extends ContextualProcessor<String, VoteCommand, String
             }
             delta.setReactions(reactions);
         }
-        delta.setThroughOffset(source.offset());
+        if (source.partition() >= 0) {
+            delta.setSourcePartition(source.partition());
+            delta.setThroughOffset(Math.max(delta.getThroughOffset(), source.offset()));
+        }
         pending.put(itemKey, delta);
     }
 

@@ -2,6 +2,7 @@ package dev.tally.processor;
 
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
+import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schema.VoterQuota;
 import dev.tally.schema.VoteOutcome;
@@ -34,6 +35,11 @@ public final class VoteTopology {
     public static final String VOTER_QUOTAS_STORE = "voter-quotas";
     public static final String REACTION_TYPES_STORE = "reaction-types";
     public static final String ITEM_CATALOG_STORE = "item-catalog";
+    public static final String FRAUD_FLAGS_STORE = "fraud-flags";
+    public static final String HELD_STORE = "held-commands";
+    public static final String HELD_STATE_STORE = "held-voter-item-state";
+    static final String DECISIONS_SOURCE = "quarantine-decisions-source";
+    static final String QUARANTINE_SINK = "quarantine-sink";
     static final String SOURCE = "vote-commands-source";
     static final String RESOLVER = "resolve-vote";
     static final String EVENTS_SINK = "vote-events-sink";
@@ -47,9 +53,18 @@ public final class VoteTopology {
         Topology topology = new Topology();
         addGlobalTable(topology, Topics.REACTION_TYPES, REACTION_TYPES_STORE);
         addGlobalTable(topology, Topics.ITEM_CATALOG, ITEM_CATALOG_STORE);
+        addGlobalTable(topology, Topics.FRAUD_FLAGS, FRAUD_FLAGS_STORE);
         topology.addSource(SOURCE, commands.keySerde().deserializer(), commands.valueSerde().deserializer(),
                 commands.name());
-        topology.addProcessor(RESOLVER, () -> new VoteResolver(config), SOURCE);
+        // decisions are keyed by voter like the commands (co-partitioned), so they reach the task holding the vote
+        var decisions = Topics.QUARANTINE_DECISIONS;
+        topology.addSource(DECISIONS_SOURCE, decisions.keySerde().deserializer(), decisions.valueSerde().deserializer(),
+                decisions.name());
+        topology.addProcessor(RESOLVER, () -> new VoteResolver(config), SOURCE, DECISIONS_SOURCE);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STORE),
+                Serdes.String(), AvroSerde.of(QuarantineRecord.class)), RESOLVER);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STATE_STORE),
+                Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_QUOTAS_STORE),
                 Serdes.String(), AvroSerde.of(VoterQuota.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),
@@ -66,6 +81,8 @@ public final class VoteTopology {
                 Topics.VOTE_EVENTS.valueSerde().serializer(), RESOLVER);
         topology.addSink(DELTAS_SINK, Topics.COUNT_DELTAS.name(), Serdes.String().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer(), RESOLVER);
+        topology.addSink(QUARANTINE_SINK, Topics.QUARANTINE.name(), Serdes.String().serializer(),
+                Topics.QUARANTINE.valueSerde().serializer(), RESOLVER);
         topology.addSink(OUTCOMES_SINK, Topics.VOTE_OUTCOMES.name(), Serdes.String().serializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().serializer(), new ReplyPartitioner(), RESOLVER);
         return topology;

@@ -26,7 +26,7 @@ final class ProcessorDriver implements AutoCloseable {
     static final Duration TTL = Duration.ofHours(24);
     static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false,
             VoteProcessorConfig.VoterLimits.NONE,
-            VoteProcessorConfig.Weighting.DEFAULT);
+            VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1));
 
     final TopologyTestDriver driver;
     final TestInputTopic<String, VoteCommand> commands;

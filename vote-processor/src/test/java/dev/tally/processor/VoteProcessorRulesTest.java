@@ -119,7 +119,7 @@ class VoteProcessorRulesTest {
         p.close();
         p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100), ProcessorDriver.FLUSH,
                 ProcessorDriver.TTL, 1, true, VoteProcessorConfig.VoterLimits.NONE,
-            VoteProcessorConfig.Weighting.DEFAULT));
+            VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1)));
         p.setItem("listed", ItemState.ACTIVE);
 
         assertThat(p.send(vote("v", "unlisted", 1, VoteMode.SET)).getError()).isEqualTo("item-not-found");

@@ -18,7 +18,7 @@ class VoterQuotasTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     private final ProcessorDriver p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100),
             ProcessorDriver.FLUSH, ProcessorDriver.TTL, 1, false,
-            new VoteProcessorConfig.VoterLimits(3, Duration.ofSeconds(60), 5), VoteProcessorConfig.Weighting.DEFAULT));
+            new VoteProcessorConfig.VoterLimits(3, Duration.ofSeconds(60), 5), VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1)));
 
     @AfterEach
     void tearDown() {
