@@ -45,12 +45,32 @@ public final class TopicAdmin {
                     }
                 }
             }
+            awaitMetadata(admin, missing.stream().map(NewTopic::name).toList());
             ReactionRegistry.seedDefaults(kafka);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while creating topics", e);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot reach Kafka at " + kafka.bootstrap() + " to create topics", e);
+        }
+    }
+
+    /**
+     * Creation returns when the controller has the topics; a consumer asking the broker at once may still
+     * see no partitions (a global store would then fail to start). Wait until the broker describes them.
+     */
+    private static void awaitMetadata(Admin admin, List<String> names) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                admin.describeTopics(names).allTopicNames().get(5, TimeUnit.SECONDS);
+                return;
+            } catch (ExecutionException | TimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("topics " + names + " were created but never became visible", e);
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

@@ -28,6 +28,14 @@ public final class Identities {
     /** A voter as the rest of Tally sees them. */
     public record Voter(String hash, Optional<Instant> accountCreated) {}
 
+    /** The caller's address (kept in memory for the request only) and its network's keyed hash. */
+    public record Client(InetAddress address, String network) {
+        @Override
+        public String toString() {
+            return "Client[network=" + network + "]"; // never the address
+        }
+    }
+
     private final IdentityHasher hasher;
     private final boolean trustUserHeader;
     private final String adminToken;
@@ -100,12 +108,12 @@ public final class Identities {
      * the rightmost untrusted {@code X-Forwarded-For} entry behind a trusted proxy. No usable address
      * fails closed with 403 — a default bucket would be a free pass around per-network limits.
      */
-    String network(Context ctx) {
+    Client client(Context ctx) {
         InetAddress address = clientAddress.resolve(ctx.req().getRemoteAddr(),
                         Collections.list(ctx.req().getHeaders("X-Forwarded-For")))
                 .orElseThrow(() -> new ApiProblem(403, "client-address-required", "Client address required",
                         "the client address could not be determined from the connection or a trusted proxy"));
-        return hasher.network(address, LocalDate.now(ZoneOffset.UTC));
+        return new Client(address, hasher.network(address, LocalDate.now(ZoneOffset.UTC)));
     }
 
     void requireAdmin(Context ctx) {

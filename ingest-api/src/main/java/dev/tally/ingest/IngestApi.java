@@ -1,11 +1,15 @@
 package dev.tally.ingest;
 
 import dev.tally.common.KeyedView;
+import dev.tally.common.QuarantineDecisions;
 import dev.tally.common.TallyMetrics;
 import dev.tally.common.ReactionWriter;
 import dev.tally.common.query.CountsQuery;
 import dev.tally.common.query.VoterStateQuery;
+import dev.tally.ingest.challenge.ChallengeVerifier;
+import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemStatus;
+import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.ReactionType;
 import dev.tally.ingest.ops.HttpMetrics;
 import dev.tally.ingest.ops.OpsRoutes;
@@ -33,7 +37,9 @@ public final class IngestApi {
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
                        CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
                        KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
-                       BooleanSupplier ready, TallyMetrics metrics) {}
+                       BooleanSupplier ready, TallyMetrics metrics, KeyedView<FraudFlag> flags,
+                       ChallengeVerifier challenges, KeyedView<QuarantineRecord> quarantine,
+                       QuarantineDecisions.Sender decisions) {}
 
     private IngestApi() {}
 
@@ -46,12 +52,14 @@ public final class IngestApi {
         IngestConfig config = deps.config();
         Identities identities = deps.identities();
         VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog(),
-                deps.metrics());
+                deps.metrics(), new FraudGate(deps.flags(), deps.challenges()));
+        QuarantineHandler review = new QuarantineHandler(deps.quarantine(), deps.decisions(), identities);
         TallyMetrics metrics = deps.metrics();
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
         StreamHandler streams = new StreamHandler(deps.live(), deps.counts(), config.maxStreams());
-        BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp();
+        BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp()
+                && deps.flags().caughtUp();
         return Javalin.create(cfg -> {
             HttpMetrics.install(cfg, metrics);
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
@@ -71,6 +79,9 @@ public final class IngestApi {
             cfg.routes.sse("/v1/stream", streams::stream);
             cfg.routes.put("/v1/admin/reactions/{code}", reactions::put);
             cfg.routes.delete("/v1/admin/reactions/{code}", reactions::retire);
+            cfg.routes.get("/v1/admin/quarantine", review::list);
+            cfg.routes.post("/v1/admin/quarantine/{id}/release", review::release);
+            cfg.routes.post("/v1/admin/quarantine/{id}/discard", review::discard);
             OpsRoutes.mount(cfg.routes, metrics);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> {

@@ -45,10 +45,13 @@ final class VoteHandler {
     private final CommandChecks checks;
     private final Semaphore inFlight;
     private final TallyMetrics metrics;
+    private final FraudGate fraudGate;
 
     VoteHandler(IngestConfig config, Identities identities, CommandSink gateway, CountsQuery counts,
-                KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog, TallyMetrics metrics) {
+                KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog, TallyMetrics metrics,
+                FraudGate fraudGate) {
         this.metrics = metrics;
+        this.fraudGate = fraudGate;
         this.config = config;
         this.identities = identities;
         this.gateway = gateway;
@@ -67,7 +70,9 @@ final class VoteHandler {
         VoteRequest request = VoteRequest.parse(RequestLimits.body(ctx), config.catalogVersion());
         String idempotencyKey = idempotencyKey(ctx);
         Identities.Voter voter = identities.requireVoter(ctx);
-        String network = identities.network(ctx);
+        Identities.Client client = identities.client(ctx);
+        String network = client.network();
+        fraudGate.check(ctx, network, client.address(), request.itemType() + ":" + request.itemId());
         VoteCommand command = VoteCommand.newBuilder()
                 .setCommandId(UUID.randomUUID().toString()).setVoter(voter.hash()).setNetwork(network)
                 .setAccountCreated(voter.accountCreated().orElse(null))

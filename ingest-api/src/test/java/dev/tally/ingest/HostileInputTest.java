@@ -137,6 +137,10 @@ class HostileInputTest {
         c.add(new Case("malformed JWT", "POST", "/v1/votes", h("Content-Type", "application/json", "Authorization", "Bearer not.a.jwt"), VALID, 401, "bad-credentials"));
         c.add(new Case("JWT when none are accepted", "POST", "/v1/votes", h("Content-Type", "application/json", "Authorization",
                 "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4IiwiZXhwIjo0MTAyNDQ0ODAwfQ.c2lnbmF0dXJl"), VALID, 401, "bad-credentials"));
+        c.add(new Case("challenged network without a token", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "X-Forwarded-For", "192.0.2.1"), VALID, 403, "challenge-required"));
+        c.add(new Case("challenged network with a bad token", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "X-Forwarded-For", "192.0.2.1", "X-Tally-Challenge", "nope"), VALID, 403, "challenge-failed"));
+        c.add(new Case("quarantine list without token", "GET", "/v1/admin/quarantine", h(), null, 401, "admin-token-required"));
+        c.add(new Case("release unknown", "POST", "/v1/admin/quarantine/nope/release", h("Authorization", "Bearer " + TestApi.ADMIN_TOKEN), null, 404, "not-held"));
         c.add(new Case("idempotency key too long", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "Idempotency-Key", "k".repeat(65)), VALID, 400, "invalid-idempotency-key"));
         c.add(new Case("idempotency key with space", "POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "m", "Idempotency-Key", "a b"), VALID, 400, "invalid-idempotency-key"));
         // reads and admin
@@ -207,6 +211,17 @@ class HostileInputTest {
         HttpResponse<String> forged = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", tampered), VALID);
         assertThat(forged.headers().firstValue("Set-Cookie")).as("a tampered cookie is a new voter").isPresent();
         assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).isNotEqualTo(firstVoter);
+    }
+
+    @Test
+    void aChallengedNetworkPassesWithAValidToken() throws Exception {
+        int before = api.submitted.size();
+
+        HttpResponse<String> r = send("POST", "/v1/votes", h("Content-Type", "application/json", "X-Tally-User", "solver",
+                "X-Forwarded-For", "192.0.2.1", "X-Tally-Challenge", "dev-pass"), VALID);
+
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(api.submitted.size()).isEqualTo(before + 1);
     }
 
     @Test

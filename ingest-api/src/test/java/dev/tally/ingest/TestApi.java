@@ -35,6 +35,10 @@ final class TestApi implements AutoCloseable {
     static final String ORIGIN = "http://app.example";
 
     final List<VoteCommand> submitted = new CopyOnWriteArrayList<>();
+    final MapView<dev.tally.schema.FraudFlag> flags = new MapView<>();
+    /** The network hash of 192.0.2.1 today, under the test secret: challenged in every TestApi. */
+    static final String CHALLENGED_NETWORK = new dev.tally.common.IdentityHasher(Secrets.of("test-secret-0123456789abcdef0123456789"))
+            .network(dev.tally.common.NetworkPrefix.parseLiteral("192.0.2.1").orElseThrow(), java.time.LocalDate.now(java.time.ZoneOffset.UTC));
     final Javalin app;
 
     TestApi() {
@@ -48,6 +52,8 @@ final class TestApi implements AutoCloseable {
         ReactionRegistry.DEFAULT_CODES.forEach(c -> reactions.applyLocal(c, new ReactionType(c, c, null, true, Instant.EPOCH)));
         reactions.applyLocal("sad", new ReactionType("sad", "Sad", null, false, Instant.EPOCH));
         var catalog = new MapView<ItemStatus>();
+        flags.applyLocal("net:" + CHALLENGED_NETWORK, new dev.tally.schema.FraudFlag("net:x", dev.tally.schema.FlagKind.CHALLENGE,
+                "test", Instant.EPOCH, Instant.parse("2999-01-01T00:00:00Z")));
         catalog.applyLocal("post:locked", new ItemStatus("post", "locked", ItemState.LOCKED, Instant.EPOCH));
         catalog.applyLocal("post:deleted", new ItemStatus("post", "deleted", ItemState.DELETED, Instant.EPOCH));
         ReactionWriter writer = new ReactionWriter() {
@@ -64,7 +70,8 @@ final class TestApi implements AutoCloseable {
         var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
                 ADMIN_TOKEN);
         var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
-                reactions, catalog, writer, new LiveUpdates(), () -> true, new TallyMetrics());
+                reactions, catalog, writer, new LiveUpdates(), () -> true, new TallyMetrics(), flags,
+                new dev.tally.ingest.challenge.DevChallengeVerifier(new Profile("dev")), new MapView<>(), (held, decision, reason) -> {});
         app = IngestApi.create(deps, cfg -> {}).start();
     }
 

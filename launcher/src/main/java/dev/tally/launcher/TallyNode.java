@@ -3,6 +3,7 @@ package dev.tally.launcher;
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.Env;
 import dev.tally.common.Profile;
+import dev.tally.common.QuarantineDecisions;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
@@ -18,6 +19,7 @@ import dev.tally.fraud.FraudDetectorConfig;
 import dev.tally.ingest.CommandGateway;
 import dev.tally.ingest.IngestApi;
 import dev.tally.ingest.Identities;
+import dev.tally.ingest.challenge.ChallengeConfig;
 import dev.tally.ingest.IngestConfig;
 import dev.tally.ingest.LiveUpdates;
 import dev.tally.ingest.ops.HttpMetrics;
@@ -117,6 +119,7 @@ public final class TallyNode implements AutoCloseable {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
             CommandGateway.checkReplyPartition(config.replyPartition(), runtime.kafka());
             Identities.from(env, Profile.from(env), runtime.secrets(), config, "validation-only-token");
+            ChallengeConfig.from(env, Profile.from(env));
             if (services.size() == 1) {
                 remoteCounts(config);
                 remoteStates(config);
@@ -194,8 +197,15 @@ public final class TallyNode implements AutoCloseable {
         closeables.add(rankings);
         RankingConfig rankingConfig = RankingConfig.from(env);
         var identities = Identities.from(env, runtime.profile(), runtime.secrets(), config, adminToken);
+        var flags = new CompactedTopicView<>(runtime.kafka(), Topics.FRAUD_FLAGS);
+        closeables.add(flags);
+        var quarantine = new CompactedTopicView<>(runtime.kafka(), Topics.QUARANTINE);
+        closeables.add(quarantine);
+        var decisions = new QuarantineDecisions(runtime.kafka());
+        closeables.add(decisions);
         var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
-                reactions, catalog, registry, live, this::ready, metrics);
+                reactions, catalog, registry, live, this::ready, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
+                quarantine, decisions.sender());
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {
                 processor.mountInternalRoutes(cfg.routes);

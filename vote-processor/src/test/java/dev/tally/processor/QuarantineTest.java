@@ -1,0 +1,135 @@
+package dev.tally.processor;
+
+import static dev.tally.processor.ProcessorDriver.vote;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.FlagKind;
+import dev.tally.schema.FraudFlag;
+import dev.tally.schema.Outcome;
+import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.QuarantineStatus;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteMode;
+import dev.tally.schema.VoteOutcome;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Soft rejection during a burst, and release/discard exactly once. */
+class QuarantineTest {
+    private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
+    private final ProcessorDriver p = new ProcessorDriver();
+    private TestInputTopic<String, FraudFlag> flags;
+    private TestInputTopic<String, QuarantineRecord> decisions;
+    private TestOutputTopic<String, QuarantineRecord> quarantine;
+
+    @BeforeEach
+    void setUp() {
+        flags = p.driver.createInputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().serializer(),
+                Topics.FRAUD_FLAGS.valueSerde().serializer());
+        decisions = p.driver.createInputTopic(Topics.QUARANTINE_DECISIONS.name(),
+                Topics.QUARANTINE_DECISIONS.keySerde().serializer(), Topics.QUARANTINE_DECISIONS.valueSerde().serializer());
+        quarantine = p.driver.createOutputTopic(Topics.QUARANTINE.name(), Topics.QUARANTINE.keySerde().deserializer(),
+                Topics.QUARANTINE.valueSerde().deserializer());
+    }
+
+    @AfterEach
+    void tearDown() {
+        p.close();
+    }
+
+    private VoteOutcome voteAt(String voter, String item, Instant at) {
+        VoteCommand c = vote(voter, item, 1, VoteMode.SET);
+        c.setReceivedAt(at);
+        return p.send(c);
+    }
+
+    private void burst(String item, Instant from) {
+        String key = "item:post:" + item;
+        flags.pipeInput(key, new FraudFlag(key, FlagKind.BURST, "test burst", from, from.plus(Duration.ofMinutes(10))));
+    }
+
+    private long flushedUpvotes() {
+        p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
+        return p.deltas.readValuesToList().stream().mapToLong(CountDelta::getUpvotes).sum();
+    }
+
+    @Test
+    void aNewVoterOnABurstingItemIsAnsweredAsCountedButHeldOutOfTheCounts() {
+        burst("hot", T0);
+
+        VoteOutcome answer = voteAt("newcomer", "hot", T0.plusSeconds(5));
+
+        assertThat(answer.getOutcome()).isEqualTo(Outcome.ACCEPTED);
+        assertThat(answer.getAfter().getVote()).isEqualTo(1);
+        assertThat(p.events.isEmpty()).as("no event: not counted").isTrue();
+        assertThat(flushedUpvotes()).isZero();
+        QuarantineRecord held = quarantine.readValue();
+        assertThat(held.getStatus()).isEqualTo(QuarantineStatus.HELD);
+        assertThat(held.getCommand().getVoter()).isEqualTo("newcomer");
+    }
+
+    @Test
+    void aVoterWithHistoryIsCountedDuringABurst() {
+        voteAt("regular", "elsewhere", T0.minusSeconds(3600));
+        burst("hot", T0);
+
+        voteAt("regular", "hot", T0.plusSeconds(5));
+
+        assertThat(quarantine.isEmpty()).isTrue();
+        assertThat(flushedUpvotes()).isEqualTo(2);
+    }
+
+    @Test
+    void aReleaseAppliesTheHeldVoteExactlyOnce() {
+        burst("hot", T0);
+        voteAt("newcomer", "hot", T0.plusSeconds(5));
+        QuarantineRecord held = quarantine.readValue();
+        flushedUpvotes();
+
+        QuarantineRecord release = QuarantineRecord.newBuilder(held).setStatus(QuarantineStatus.RELEASED).setReason("ok").build();
+        decisions.pipeInput("newcomer", release);
+        decisions.pipeInput("newcomer", release);
+
+        assertThat(flushedUpvotes()).as("counted once").isEqualTo(1);
+        List<QuarantineRecord> recorded = quarantine.readValuesToList();
+        assertThat(recorded).hasSize(1);
+        assertThat(recorded.get(0).getStatus()).isEqualTo(QuarantineStatus.RELEASED);
+        assertThat(p.events.readValuesToList()).hasSize(1);
+    }
+
+    @Test
+    void aDiscardIsRecordedAndCountsNothing() {
+        burst("hot", T0);
+        voteAt("newcomer", "hot", T0.plusSeconds(5));
+        QuarantineRecord held = quarantine.readValue();
+
+        decisions.pipeInput("newcomer", QuarantineRecord.newBuilder(held).setStatus(QuarantineStatus.DISCARDED).setReason("spam").build());
+
+        assertThat(quarantine.readValue().getStatus()).isEqualTo(QuarantineStatus.DISCARDED);
+        assertThat(flushedUpvotes()).isZero();
+        assertThat(p.events.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theReviewJobReleasesHeldVotesOnceTheBurstIsOver() {
+        Instant now = Instant.parse("2026-11-30T00:00:00Z"); // the driver's wall clock
+        burst("hot", now.minus(Duration.ofMinutes(20)));
+        VoteCommand c = vote("newcomer", "hot", 1, VoteMode.SET);
+        c.setReceivedAt(now.minus(Duration.ofMinutes(15)));
+        p.send(c);
+        quarantine.readValue();
+
+        p.driver.advanceWallClockTime(Duration.ofMinutes(61));
+
+        assertThat(quarantine.readValue().getStatus()).isEqualTo(QuarantineStatus.RELEASED);
+        assertThat(flushedUpvotes()).isEqualTo(1);
+    }
+}
