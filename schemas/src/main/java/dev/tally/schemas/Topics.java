@@ -76,7 +76,7 @@ public final class Topics {
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
-                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, DEAD_LETTERS);
+                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store. */
     public static String itemKey(String itemType, String itemId) {

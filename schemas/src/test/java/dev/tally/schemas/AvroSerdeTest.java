@@ -63,4 +63,13 @@ class AvroSerdeTest {
         assertThat(Topics.ITEM_COUNTS.compacted()).isTrue();
         assertThat(Topics.byName("tally.vote-events")).isSameAs(Topics.VOTE_EVENTS);
     }
+
+    @Test
+    void everyTopicConstantIsInTheCatalogueSoItGetsCreated() throws Exception {
+        for (var field : Topics.class.getFields()) {
+            if (field.getType() == Topic.class) {
+                assertThat(Topics.ALL).as(field.getName()).contains((Topic<?, ?>) field.get(null));
+            }
+        }
+    }
 }

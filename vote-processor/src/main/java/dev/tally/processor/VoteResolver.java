@@ -186,13 +186,15 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         VoterState after = resolution.after();
         if (resolution.outcome() != Outcome.UNCHANGED) {
             long at = command.getReceivedAt().toEpochMilli();
-            Optional<VoterQuotas.Refusal> limited = quotas.check(command.getVoter(), at);
+            Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty()
+                    : quotas.check(command.getVoter(), at);
             if (limited.isPresent()) {
                 VoteOutcome refused = rejected(command, before, limited.get().reason(), limited.get().detail(), source);
                 refused.setRetryAfterSeconds((int) Math.min(Integer.MAX_VALUE, limited.get().retryAfterSeconds()));
                 return refused;
             }
-            Optional<dev.tally.schema.FraudFlag> burst = mayHold ? quarantine.burst(command) : Optional.empty();
+            Optional<dev.tally.schema.FraudFlag> burst = mayHold && !command.getModeration()
+                    ? quarantine.burst(command) : Optional.empty();
             boolean withoutHistory = burst.isPresent()
                     && !quotas.votedBefore(command.getVoter(), burst.get().getRaisedAt().toEpochMilli());
             if (withoutHistory || heldState.isPresent()) {
@@ -203,7 +205,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
                         .setBefore(toAvro(before)).setAfter(toAvro(after)).build();
             }
-            if (mayHold) {
+            if (mayHold && !command.getModeration()) {
                 quotas.record(command.getVoter(), at);
             }
             states.put(stateKey, toAvro(after));

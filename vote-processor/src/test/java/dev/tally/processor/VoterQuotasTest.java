@@ -92,4 +92,16 @@ class VoterQuotasTest {
         assertThat(voteAt("v", "i5", Instant.parse("2026-12-01T00:00:00Z")).getStatus())
                 .as("a new UTC day").isEqualTo(OutcomeStatus.APPLIED);
     }
+
+    @Test
+    void aModeratorsRetractionIsNotChargedToTheVoter() {
+        voteAt("v", "a", T0);
+        voteAt("v", "b", T0);
+        voteAt("v", "c", T0);
+        VoteCommand retraction = vote("v", "a", 0, VoteMode.SET);
+        retraction.setReceivedAt(T0.plusSeconds(1));
+        retraction.setModeration(true);
+
+        assertThat(p.send(retraction).getOutcome()).isEqualTo(Outcome.RETRACTED);
+    }
 }

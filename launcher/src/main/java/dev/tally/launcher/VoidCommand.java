@@ -1,0 +1,99 @@
+package dev.tally.launcher;
+
+import dev.tally.common.Env;
+import dev.tally.common.KafkaSettings;
+import dev.tally.schema.CommandAction;
+import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteEvent;
+import dev.tally.schema.VoteMode;
+import dev.tally.schema.VoterItemState;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tally void --voter HASH}: retracts every vote and reaction one voter holds, as ordinary
+ * commands through the normal path, so the log records each retraction as an event and every count is
+ * corrected exactly once. The voter's current state is folded from {@code tally.vote-events}.
+ */
+@Command(name = "void", mixinStandardHelpOptions = true,
+        description = "Retracts all of one voter's votes and reactions (as ordinary events).")
+final class VoidCommand implements Callable<Integer> {
+
+    @Option(names = "--voter", required = true, paramLabel = "HASH", description = "the voter's hash (64 hex characters)")
+    String voter;
+
+    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
+    String bootstrap;
+
+    @Override
+    public Integer call() throws Exception {
+        if (!voter.matches("[0-9a-f]{64}")) {
+            throw new IllegalArgumentException("--voter takes the voter's hash: 64 lowercase hex characters");
+        }
+        KafkaSettings kafka = KafkaSettings.from(bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap));
+        Map<String, VoterItemState> held = currentState(kafka);
+        int votes = 0;
+        int reactions = 0;
+        try (var producer = new KafkaProducer<>(kafka.producerProps("tally-void", Duration.ofSeconds(15)),
+                Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
+            for (var e : held.entrySet()) {
+                String[] item = e.getKey().split(":", 2);
+                if (e.getValue().getVote() != 0) {
+                    send(producer, item, CommandAction.VOTE);
+                    votes++;
+                }
+                if (e.getValue().getReaction() != null) {
+                    send(producer, item, CommandAction.REACTION);
+                    reactions++;
+                }
+            }
+            producer.flush();
+        }
+        System.out.printf("retracted %d votes and %d reactions of voter %s%n", votes, reactions, voter);
+        return 0;
+    }
+
+    private void send(KafkaProducer<String, VoteCommand> producer, String[] item, CommandAction action) throws Exception {
+        VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+                .setItemType(item[0]).setItemId(item[1]).setAction(action).setVoteValue(0).setReaction(null)
+                .setMode(VoteMode.SET).setRequestHash("void").setModeration(true).setReceivedAt(Instant.now()).build();
+        producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, c)).get(15, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** The voter's latest state per item, from the event log. */
+    private Map<String, VoterItemState> currentState(KafkaSettings kafka) {
+        var props = kafka.clientProps("tally-void-scan");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        Map<String, VoterItemState> state = new HashMap<>();
+        try (var consumer = new KafkaConsumer<>(props, Topics.VOTE_EVENTS.keySerde().deserializer(),
+                Topics.VOTE_EVENTS.valueSerde().deserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    VoteEvent e = r.value();
+                    if (e != null && voter.equals(e.getVoter())) {
+                        state.put(e.getItemType() + ":" + e.getItemId(), e.getAfter());
+                    }
+                }
+            }
+        }
+        return state;
+    }
+}
