@@ -28,6 +28,9 @@ final class FraudGate {
     }
 
     void check(Context ctx, String network, InetAddress address, String itemKey) {
+        if (network == null) {
+            return; // a loopback caller: no client network to judge
+        }
         Instant now = Instant.now();
         for (String key : new String[] {"netday:" + network, "netitem:" + network + ":" + itemKey}) {
             active(key, now).ifPresent(flag -> {

@@ -28,7 +28,10 @@ public final class Identities {
     /** A voter as the rest of Tally sees them. */
     public record Voter(String hash, Optional<Instant> accountCreated) {}
 
-    /** The caller's address (kept in memory for the request only) and its network's keyed hash. */
+    /**
+     * The caller's address (kept in memory for the request only) and its network's keyed hash; null for a
+     * loopback caller — the operator's own machine is no client network, so per-network rules skip it.
+     */
     public record Client(InetAddress address, String network) {
         @Override
         public String toString() {
@@ -113,6 +116,9 @@ public final class Identities {
                         Collections.list(ctx.req().getHeaders("X-Forwarded-For")))
                 .orElseThrow(() -> new ApiProblem(403, "client-address-required", "Client address required",
                         "the client address could not be determined from the connection or a trusted proxy"));
+        if (address.isLoopbackAddress()) {
+            return new Client(address, null);
+        }
         return new Client(address, hasher.network(address, LocalDate.now(ZoneOffset.UTC)));
     }
 

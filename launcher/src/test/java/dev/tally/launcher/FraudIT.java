@@ -1,0 +1,125 @@
+package dev.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fraud verdicts end to end: a cluster of voters in one /24 is challenged within the flags'
+ * propagation lag (measured here), a solved challenge passes; a burst of brand-new voters on one item is
+ * held out of the public counts until an admin releases it, which counts it exactly once.
+ */
+class FraudIT {
+    private static TallyNode node;
+    private static TallyClient client;
+    private final String run = UUID.randomUUID().toString().substring(0, 6);
+
+    @BeforeAll
+    static void start() throws InterruptedException {
+        node = WalkingSkeletonIT.startAll(SharedBroker.dataDir("node"));
+        client = new TallyClient(node.httpPort());
+    }
+
+    @AfterAll
+    static void stop() {
+        node.close();
+    }
+
+    private TallyClient.Reply vote(String user, String forwardedFor, String item, String challenge) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/votes"))
+                .header("Content-Type", "application/json").header("X-Forwarded-For", forwardedFor)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"item_type\":\"post\",\"item_id\":\"" + item + "\",\"vote_value\":1}"));
+        if (user != null) {
+            b.header("X-Tally-User", user);
+        }
+        if (challenge != null) {
+            b.header("X-Tally-Challenge", challenge);
+        }
+        return client.send(b);
+    }
+
+    @Test
+    void aClusterInOneNetworkIsChallengedAndASolvedChallengePasses() throws InterruptedException {
+        String subnet = "198.51." + (100 + (int) (Math.random() * 50)) + ".";
+        for (int i = 1; i <= 11; i++) {
+            assertThat(vote("cluster-" + run + "-" + i, subnet + i, "cl-" + run + "-" + i, null).status()).isEqualTo(200);
+        }
+        long flaggedAt = System.nanoTime();
+        TallyClient.Reply refused = null;
+        int i = 12;
+        while (System.nanoTime() - flaggedAt < Duration.ofSeconds(20).toNanos()) {
+            refused = vote("cluster-" + run + "-" + i, subnet + (i % 250 + 1), "cl-" + run + "-" + i, null);
+            i++;
+            if (refused.status() == 403) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        long lagMs = (System.nanoTime() - flaggedAt) / 1_000_000;
+        System.out.println("FraudIT: challenge enforced " + lagMs + " ms after the 11th voter (flag propagation lag)");
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.body().get("type").asText()).endsWith("/challenge-required");
+
+        var failed = vote("cluster-" + run + "-x", subnet + "200", "cl-" + run + "-x", "wrong");
+        assertThat(failed.body().get("type").asText()).endsWith("/challenge-failed");
+        assertThat(vote("cluster-" + run + "-y", subnet + "201", "cl-" + run + "-y", "dev-pass").status()).isEqualTo(200);
+    }
+
+    @Test
+    void aBurstOfNewVotersIsHeldUntilReleasedAndThenCountedOnce() throws Exception {
+        String item = "burst-" + run;
+        int accepted = 0;
+        for (int v = 0; v < 45; v++) { // new anonymous voters (no history) from 45 networks
+            var r = vote(null, "203.0." + (v + 10) + ".7", item, null);
+            assertThat(r.status()).isEqualTo(200);
+            accepted++;
+        }
+        JsonNode counts = awaitCounts(item, 0);
+        long counted = counts.get("upvotes").asLong();
+        assertThat(counted).as("some were held out of the public counts").isLessThan(accepted);
+
+        var list = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/admin/quarantine"))
+                .header("Authorization", "Bearer " + node.adminToken()).GET());
+        var held = new java.util.ArrayList<String>();
+        list.body().get("held").forEach(h -> {
+            if (h.get("item_id").asText().equals(item)) {
+                held.add(h.get("command_id").asText());
+            }
+        });
+        assertThat(held).hasSize((int) (accepted - counted));
+        for (String id : held) {
+            var released = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort()
+                    + "/v1/admin/quarantine/" + id + "/release")).header("Authorization", "Bearer " + node.adminToken())
+                    .POST(HttpRequest.BodyPublishers.noBody()));
+            assertThat(released.status()).isEqualTo(202);
+        }
+        assertThat(awaitCounts(item, accepted).get("upvotes").asLong()).as("released votes count once").isEqualTo(accepted);
+        Thread.sleep(500);
+        assertThat(client.get(null, "/v1/votes/post/" + item).body().get("upvotes").asLong()).isEqualTo(accepted);
+    }
+
+    private static JsonNode awaitCounts(String item, long atLeast) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        JsonNode last = null;
+        long stable = 0;
+        long previous = -1;
+        while (System.nanoTime() < deadline) {
+            last = client.get(null, "/v1/votes/post/" + item).body();
+            long up = last.get("upvotes").asLong();
+            stable = up == previous ? stable + 1 : 0;
+            previous = up;
+            if (up >= atLeast && stable >= 5) {
+                return last;
+            }
+            Thread.sleep(100);
+        }
+        return last;
+    }
+}
