@@ -1,0 +1,308 @@
+package dev.tally.launcher;
+
+import dev.tally.broker.EmbeddedKafka;
+import dev.tally.common.Env;
+import dev.tally.common.KafkaSettings;
+import dev.tally.launcher.bench.BenchResult;
+import dev.tally.launcher.bench.EventLog;
+import dev.tally.launcher.bench.HttpLoad;
+import dev.tally.launcher.bench.KafkaLoad;
+import dev.tally.launcher.bench.LoadStats;
+import dev.tally.launcher.bench.LogAudit;
+import dev.tally.launcher.bench.ReadLoad;
+import dev.tally.launcher.bench.ViewFollower;
+import dev.tally.launcher.bench.Workload;
+import dev.tally.processor.VoteProcessorConfig;
+import dev.tally.schemas.Topics;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./tally bench}: starts its own embedded broker and a full Tally node in a temporary directory on
+ * free ports (never touching a running {@code ./tally up}), drives votes through the Kafka-native or the
+ * HTTP path with a read load beside them, then checks every acknowledged vote against the event log and
+ * the views against the log. Progress on stderr; the last line on stdout is the JSON report
+ * ({@link BenchResult}).
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = {"Load generator and report: throughput, vote->visible latency, read p99, memory,",
+                "and acknowledged votes checked against the event log (lost, double_counted).",
+                "Runs its own broker and node in a temp dir on free ports; ends with one JSON line."})
+final class BenchCommand implements Callable<Integer> {
+    private static final int DEFAULT_VOTES = 200_000;
+    private static final int QUICK_VOTES = 100_000;
+    private static final int QUICK_SECONDS = 60;
+
+    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral",
+            description = "uniform (100k items), zipf (s = 1.1 over 100k items) or viral (one item) [${DEFAULT-VALUE}]")
+    String workload;
+
+    @Option(names = "--votes", paramLabel = "N", description = "votes to send [200000; --quick: 100000]")
+    Long votes;
+
+    @Option(names = "--quick", description = "a run of about a minute: 100000 votes unless --votes, sending for at most 60 s")
+    boolean quick;
+
+    @Option(names = "--path", defaultValue = "kafka", paramLabel = "kafka|http",
+            description = "kafka: commands produced straight to tally.vote-commands; http: POST /v1/votes [${DEFAULT-VALUE}]")
+    String path;
+
+    @Option(names = "--clients", defaultValue = "64", paramLabel = "N", description = "HTTP client threads [${DEFAULT-VALUE}]")
+    int clients;
+
+    @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
+    int producers;
+
+    @Option(names = "--max-seconds", paramLabel = "S", description = "stop sending after S seconds [none; --quick: 60]")
+    Integer maxSeconds;
+
+    @Option(names = "--rate", defaultValue = "0", paramLabel = "VOTES_PER_S",
+            description = "pace the load at this many votes/s (0: as fast as acknowledgements come) [${DEFAULT-VALUE}]")
+    long rate;
+
+    @Option(names = "--baseline", paramLabel = "postgres", description = "not implemented yet: answered with postgres_votes_per_s null")
+    String baseline;
+
+    @Option(names = "--chaos", paramLabel = "K", description = "not implemented yet: the run goes ahead without kills")
+    Integer chaos;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintStream err = System.err;
+        Workload load = Workload.parse(workload);
+        String via = path.strip().toLowerCase(Locale.ROOT);
+        if (!via.equals("kafka") && !via.equals("http")) {
+            err.println("bench: --path must be kafka or http, was '" + path + "'");
+            return 2;
+        }
+        if (baseline != null) {
+            err.println("bench: --baseline " + baseline + " is not implemented yet; postgres_votes_per_s is null");
+        }
+        if (chaos != null) {
+            err.println("bench: --chaos " + chaos + " is not implemented yet; running without kills");
+        }
+        long target = votes != null ? votes : quick ? QUICK_VOTES : DEFAULT_VOTES;
+        if (target < 1) {
+            err.println("bench: --votes must be at least 1");
+            return 2;
+        }
+        Integer seconds = maxSeconds != null ? maxSeconds : quick ? Integer.valueOf(QUICK_SECONDS) : null;
+        quietFileLog();
+
+        Path dir = Files.createTempDirectory("tally-bench-");
+        long t0 = System.nanoTime();
+        err.println("bench: starting a broker and a Tally node in " + dir);
+        EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
+        TallyNode node = null;
+        try {
+            Env env = benchEnv(dir, kafka.bootstrap());
+            node = TallyNode.start(env, EnumSet.allOf(TallyNode.Service.class));
+            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while (!node.ready() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            if (!node.ready()) {
+                err.println("bench: the node was not ready within 120 s");
+                return 1;
+            }
+            err.printf("bench: ready in %.1f s; %s %s, %,d votes%s%n", (System.nanoTime() - t0) / 1e9, via,
+                    load.cliName(), target, (seconds == null ? "" : " (sending for at most " + seconds + " s)")
+                    + (rate > 0 ? " at " + rate + " votes/s" : ""));
+            BenchResult result = run(err, env, node, load, via, target, seconds);
+            System.out.println(result.toJson());
+            System.out.flush();
+            return result.exact() && result.acknowledged() > 0 ? 0 : 1;
+        } finally {
+            if (node != null) {
+                node.close();
+            }
+            kafka.close();
+            deleteQuietly(dir);
+        }
+    }
+
+    private BenchResult run(PrintStream err, Env env, TallyNode node, Workload load, String via, long target,
+                            Integer seconds) throws Exception {
+        KafkaSettings kafka = node.runtime().kafka();
+        int partitions = commandPartitions(kafka);
+        String base = "http://127.0.0.1:" + node.httpPort();
+        long start = System.nanoTime();
+        long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
+        LoadStats stats = new LoadStats(target, sendDeadline, rate);
+        long sendEnd;
+        long visibleEnd;
+        LogAudit audit;
+        List<String> mismatches;
+        boolean processed;
+        long behind;
+        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load)) {
+            Thread progress = progressLine(err, via, load, stats, start);
+            try {
+                if (via.equals("kafka")) {
+                    KafkaLoad.run(kafka, load, producers, stats, follower);
+                } else {
+                    HttpLoad.run(base, load, clients, stats, follower);
+                }
+            } finally {
+                progress.interrupt();
+                progress.join();
+            }
+            sendEnd = System.nanoTime();
+            err.printf("%nbench: sent in %.1f s (%,d acknowledged, %,d failed%s); waiting for the vote-processor…%n",
+                    (sendEnd - start) / 1e9, stats.acknowledged(), stats.failed(),
+                    stats.firstError() == null ? "" : ", first: " + abbreviate(stats.firstError()));
+            if (stats.crash() != null) {
+                throw new IllegalStateException("a load thread failed: " + stats.crash(), stats.crash());
+            }
+            processed = EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(env).applicationId(), Duration.ofSeconds(180));
+            if (!processed) {
+                err.println("bench: the vote-processor did not process every command within 180 s; the log may be incomplete");
+            }
+            err.println("bench: reading the event log…");
+            audit = EventLog.read(kafka, partitions);
+            long waitUntil = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            while ((behind = follower.behind(audit.required())) > 0 && System.nanoTime() < waitUntil) {
+                Thread.sleep(50);
+            }
+            visibleEnd = follower.lastRecordNanos();
+            if (behind > 0) {
+                err.println("bench: " + behind + " items' views still behind the log after 120 s");
+            }
+            mismatches = follower.mismatches(audit.totals());
+            mismatches.stream().limit(10).forEach(m -> err.println("bench: view ≠ log: " + m));
+            if (follower.failure() != null) {
+                err.println("bench: following tally.item-counts failed: " + follower.failure());
+            }
+            reads.close();
+            if (reads.errors() > 0) {
+                err.println("bench: " + reads.errors() + " of " + reads.reads() + " reads were not 200");
+            }
+            LogAudit.Tallies tallies = audit.tallies(stats.acknowledged());
+            double sendSeconds = (sendEnd - start) / 1e9;
+            double endToEnd = (Math.max(visibleEnd, sendEnd) - start) / 1e9;
+            long pending = follower.pendingSamples();
+            if (pending > 0) {
+                err.println("bench: " + pending + " sampled votes never became visible");
+            }
+            return new BenchResult(load.cliName(), via, stats.target(),
+                    Math.round(stats.acknowledged() / endToEnd), null,
+                    stats.acknowledged(), tallies.counted(), tallies.lost(), tallies.doubleCounted(),
+                    follower.visible().percentileMillis(50), follower.visible().percentileMillis(99),
+                    reads.latencies().percentileMillis(99), rssMb(),
+                    Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
+                    reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0);
+        }
+    }
+
+    /** Own data dir, free ports, dev profile; fraud thresholds out of the way so one host's load is not throttled. */
+    private static Env benchEnv(Path dir, String bootstrap) {
+        Map<String, String> vars = new HashMap<>();
+        vars.put("TALLY_BOOTSTRAP", bootstrap);
+        vars.put("TALLY_DATA_DIR", dir.toString());
+        vars.put("TALLY_HTTP_PORT", "0");
+        vars.put("TALLY_PROFILE", "dev");
+        vars.put("TALLY_SECRET", HexFormat.of().formatHex(randomBytes()));
+        // every bench vote comes from 127.0.0.1 (HTTP) or from fresh voters on a few items: not fraud
+        vars.put("TALLY_NETWORK_DAILY_LIMIT", "100000000");
+        vars.put("TALLY_NETWORK_ITEM_DAILY_LIMIT", "1000000");
+        vars.put("TALLY_CLUSTER_VOTERS", "1000000");
+        vars.put("TALLY_BURST_FLOOR", "1000000");
+        vars.put("TALLY_MAX_IN_FLIGHT", "100000");
+        return Env.of(vars);
+    }
+
+    private static byte[] randomBytes() {
+        byte[] b = new byte[32];
+        ThreadLocalRandom.current().nextBytes(b);
+        return b;
+    }
+
+    private static int commandPartitions(KafkaSettings kafka) {
+        try (var consumer = new KafkaConsumer<>(kafka.clientProps("tally-bench-meta"), new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+            return consumer.partitionsFor(Topics.VOTE_COMMANDS.name()).size();
+        }
+    }
+
+    /** {@code bench kafka uniform 123,456/200,000 votes 45,123/s}, redrawn twice a second. */
+    private static Thread progressLine(PrintStream err, String via, Workload load, LoadStats stats, long start) {
+        Thread t = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                double elapsed = (System.nanoTime() - start) / 1e9;
+                err.printf("\rbench %s %s %,d/%,d votes %,d/s   ", via, load.cliName(), stats.acknowledged(), stats.target(),
+                        Math.round(stats.acknowledged() / Math.max(elapsed, 1e-3)));
+                err.flush();
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    break;
+                }
+            }
+            double elapsed = (System.nanoTime() - start) / 1e9;
+            err.printf("\rbench %s %s %,d/%,d votes %,d/s   ", via, load.cliName(), stats.acknowledged(), stats.target(),
+                    Math.round(stats.acknowledged() / Math.max(elapsed, 1e-3)));
+            err.flush();
+        }, "bench-progress");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    /** Resident memory of this process (broker, node and load generator together), from /proc. */
+    static long rssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // not Linux
+        }
+        return -1;
+    }
+
+    /**
+     * The launcher's log file lives in {@code ./data/logs} (the {@code ./tally up} directory): the bench
+     * detaches it so its own run does not write there; warnings still reach stderr.
+     */
+    private static void quietFileLog() {
+        if (LogManager.getContext(false) instanceof LoggerContext ctx) {
+            var config = ctx.getConfiguration();
+            config.getRootLogger().removeAppender("file");
+            config.getLoggers().values().forEach(l -> l.removeAppender("file"));
+            ctx.updateLoggers();
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "…";
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            System.err.println("bench: could not delete " + dir + ": " + e.getMessage());
+        }
+    }
+}

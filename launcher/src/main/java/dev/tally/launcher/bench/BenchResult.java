@@ -1,0 +1,67 @@
+package dev.tally.launcher.bench;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The bench's report: the contract's fields in the contract's order, then a few extras. {@link #toJson}
+ * is the one JSON line {@code ./tally bench} ends with.
+ *
+ * @param votesPerSecond  acknowledged votes per second, end to end: from the first send until every
+ *                        acknowledged vote is visible in the views
+ * @param ackVotesPerSecond acknowledged votes per second of the send phase alone
+ * @param viewMismatches  items whose view (latest {@code tally.item-counts}) differs from the log's totals
+ */
+public record BenchResult(String workload, String path, long votes, long votesPerSecond, Long postgresVotesPerSecond,
+                          long acknowledged, long counted, long lost, long doubleCounted,
+                          Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
+                          long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
+                          double seconds) {
+
+    /** The fields the contract requires, in its order. */
+    public static final List<String> CONTRACT_FIELDS = List.of("workload", "votes", "tally_votes_per_s",
+            "postgres_votes_per_s", "acknowledged", "counted", "lost", "double_counted", "visible_p50_ms",
+            "visible_p99_ms", "read_p99_ms", "rss_mb");
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    public Map<String, Object> fields() {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("workload", workload);
+        m.put("votes", votes);
+        m.put("tally_votes_per_s", votesPerSecond);
+        m.put("postgres_votes_per_s", postgresVotesPerSecond);
+        m.put("acknowledged", acknowledged);
+        m.put("counted", counted);
+        m.put("lost", lost);
+        m.put("double_counted", doubleCounted);
+        m.put("visible_p50_ms", visibleP50Ms);
+        m.put("visible_p99_ms", visibleP99Ms);
+        m.put("read_p99_ms", readP99Ms);
+        m.put("rss_mb", rssMb);
+        m.put("path", path);
+        m.put("ack_votes_per_s", ackVotesPerSecond);
+        m.put("failed", failed);
+        m.put("view_mismatches", viewMismatches);
+        m.put("reads", reads);
+        m.put("visible_samples", visibleSamples);
+        m.put("seconds", seconds);
+        return m;
+    }
+
+    public String toJson() {
+        try {
+            return JSON.writeValueAsString(fields());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Whether the run showed every acknowledged vote counted once and the views equal to the log. */
+    public boolean exact() {
+        return lost == 0 && doubleCounted == 0 && viewMismatches == 0;
+    }
+}

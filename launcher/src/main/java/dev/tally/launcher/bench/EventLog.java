@@ -1,0 +1,87 @@
+package dev.tally.launcher.bench;
+
+import dev.tally.common.KafkaSettings;
+import dev.tally.schema.VoteEvent;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/** The end of a run on the Kafka side: wait until every command is processed, then read the event log. */
+public final class EventLog {
+    private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+    private EventLog() {}
+
+    /**
+     * Waits until the vote-processor ({@code group}) has committed past the end of every partition of
+     * {@code tally.vote-commands}: under exactly-once its events are then committed too, so the log is
+     * complete. Returns whether that happened within {@code timeout}.
+     */
+    public static boolean awaitProcessed(KafkaSettings kafka, String group, Duration timeout) throws Exception {
+        try (Admin admin = Admin.create(kafka.clientProps("tally-bench-admin"))) {
+            String topic = Topics.VOTE_COMMANDS.name();
+            var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+            Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
+                    .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+            Map<TopicPartition, Long> ends = new HashMap<>();
+            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+            long deadline = System.nanoTime() + timeout.toNanos();
+            while (true) {
+                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
+                        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+                        || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
+                if (done) {
+                    return true;
+                }
+                if (System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** Reads {@code tally.vote-events} read_committed from the beginning to its end into an audit. */
+    public static LogAudit read(KafkaSettings kafka, int commandPartitions) {
+        var props = kafka.clientProps("tally-bench-log");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
+        LogAudit audit = new LogAudit(commandPartitions);
+        var decoder = Topics.VOTE_EVENTS.valueSerde().deserializer();
+        try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT); // read_committed: the last stable offset
+            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            while (parts.stream().anyMatch(tp -> consumer.position(tp, TIMEOUT) < ends.get(tp))) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("reading " + Topics.VOTE_EVENTS.name() + " took over 5 minutes");
+                }
+                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                    if (r.value() == null) {
+                        continue;
+                    }
+                    VoteEvent e = decoder.deserialize(r.topic(), r.value());
+                    audit.accept(e.getVoter(), Topics.itemKey(e.getItemType(), e.getItemId()), e.getBefore().getVote(),
+                            e.getAfter().getVote(), e.getSourcePartition(), e.getSourceOffset());
+                }
+            }
+        }
+        return audit;
+    }
+}

@@ -1,0 +1,88 @@
+package dev.tally.launcher.bench;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counters the load threads share: the next sequence number, acknowledged and failed votes. */
+public final class LoadStats {
+    private final AtomicLong next = new AtomicLong();
+    private final AtomicLong acked = new AtomicLong();
+    private final AtomicLong failed = new AtomicLong();
+    private final long votes;
+    private final long deadlineNanos;
+    private final long startNanos = System.nanoTime();
+    private final double nanosPerVote;
+    private volatile String firstError;
+    private volatile Throwable crash;
+
+    /**
+     * @param deadlineNanos {@link System#nanoTime()} after which no new vote is sent
+     * @param rate          votes per second to pace the load at, or 0 for as fast as it goes
+     */
+    public LoadStats(long votes, long deadlineNanos, long rate) {
+        this.votes = votes;
+        this.deadlineNanos = deadlineNanos;
+        this.nanosPerVote = rate > 0 ? 1e9 / rate : 0;
+    }
+
+    /** The next vote's sequence number (waiting for its turn when paced), or -1 when all are sent or the time is up. */
+    long claim() {
+        if (System.nanoTime() - deadlineNanos > 0) {
+            return -1;
+        }
+        long seq = next.getAndIncrement();
+        if (seq >= votes) {
+            return -1;
+        }
+        if (nanosPerVote > 0) {
+            long due = startNanos + (long) (seq * nanosPerVote);
+            long wait = due - System.nanoTime();
+            if (wait > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            }
+        }
+        return seq;
+    }
+
+    void acked() {
+        acked.incrementAndGet();
+    }
+
+    void failed(String error) {
+        failed.incrementAndGet();
+        if (firstError == null) {
+            firstError = error;
+        }
+    }
+
+    /** A load thread died: the run is not a measurement. */
+    void crashed(Throwable t) {
+        if (crash == null) {
+            crash = t;
+        }
+    }
+
+    public Throwable crash() {
+        return crash;
+    }
+
+    public long acknowledged() {
+        return acked.get();
+    }
+
+    public long failed() {
+        return failed.get();
+    }
+
+    public long target() {
+        return votes;
+    }
+
+    public String firstError() {
+        return firstError;
+    }
+
+    /** Whether a vote sampled for the vote→visible latency: about 1 in 100. */
+    static boolean sampled(long seq) {
+        return seq % 100 == 0;
+    }
+}

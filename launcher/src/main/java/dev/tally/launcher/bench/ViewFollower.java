@@ -1,0 +1,184 @@
+package dev.tally.launcher.bench;
+
+import dev.tally.common.KafkaSettings;
+import dev.tally.schema.ItemCounts;
+import dev.tally.schemas.Topics;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Follows {@code tally.item-counts} (read_committed: what downstream consumers and live streams see) and
+ * keeps the latest counts and watermarks of every item. A vote is <em>visible</em> once its item's view
+ * has a watermark at or above the vote's command offset in its partition; sampled votes record the time
+ * from their acknowledgement to that moment.
+ */
+public final class ViewFollower implements AutoCloseable {
+    /** The latest view of one item. */
+    record View(long up, long down, long[] watermarks) {
+        boolean reflects(int partition, long offset) {
+            return partition < watermarks.length && watermarks[partition] >= offset;
+        }
+    }
+
+    private record Sample(int partition, long offset, long ackNanos) {}
+
+    private final int partitions;
+    private final Map<String, View> views = new ConcurrentHashMap<>();
+    private final Map<String, List<Sample>> pending = new HashMap<>(); // guarded by this
+    private final Latencies visible = new Latencies();
+    private final KafkaConsumer<String, byte[]> consumer;
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile long lastRecordNanos = System.nanoTime();
+    private volatile Throwable failure;
+
+    public ViewFollower(KafkaSettings kafka, int partitions) {
+        this.partitions = partitions;
+        var props = kafka.clientProps("tally-bench-views");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
+        consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
+        List<TopicPartition> parts = consumer.partitionsFor(Topics.ITEM_COUNTS.name()).stream()
+                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+        consumer.assign(parts);
+        consumer.seekToBeginning(parts);
+        thread = new Thread(this::follow, "bench-view-follower");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void follow() {
+        var decoder = Topics.ITEM_COUNTS.valueSerde().deserializer();
+        try {
+            while (running) {
+                var records = consumer.poll(Duration.ofMillis(100));
+                long now = System.nanoTime();
+                for (ConsumerRecord<String, byte[]> r : records) {
+                    lastRecordNanos = now;
+                    if (r.value() == null) {
+                        views.remove(r.key());
+                        continue;
+                    }
+                    ItemCounts counts = decoder.deserialize(r.topic(), r.value());
+                    View view = new View(counts.getUpvotes(), counts.getDownvotes(), watermarks(counts.getWatermarks()));
+                    synchronized (this) {
+                        views.put(r.key(), view);
+                        List<Sample> waiting = pending.get(r.key());
+                        if (waiting != null) {
+                            for (Iterator<Sample> it = waiting.iterator(); it.hasNext(); ) {
+                                Sample s = it.next();
+                                if (view.reflects(s.partition, s.offset)) {
+                                    visible.recordNanos(now - s.ackNanos);
+                                    it.remove();
+                                }
+                            }
+                            if (waiting.isEmpty()) {
+                                pending.remove(r.key());
+                            }
+                        }
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            // closing
+        } catch (Throwable t) {
+            failure = t;
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    private long[] watermarks(Map<String, Long> marks) {
+        long[] w = new long[partitions];
+        Arrays.fill(w, -1);
+        marks.forEach((p, offset) -> {
+            int partition = Integer.parseInt(p);
+            if (partition >= 0 && partition < partitions) {
+                w[partition] = offset;
+            }
+        });
+        return w;
+    }
+
+    /** A sampled vote was acknowledged at {@code ackNanos}: its command is at partition/offset. */
+    public synchronized void expect(String itemKey, int partition, long offset, long ackNanos) {
+        View view = views.get(itemKey);
+        if (view != null && view.reflects(partition, offset)) {
+            visible.recordNanos(System.nanoTime() - ackNanos);
+        } else {
+            pending.computeIfAbsent(itemKey, k -> new ArrayList<>(2)).add(new Sample(partition, offset, ackNanos));
+        }
+    }
+
+    /** How many items' views do not yet reflect the command offsets given per item. */
+    public long behind(Map<String, long[]> required) {
+        long behind = 0;
+        for (var e : required.entrySet()) {
+            View view = views.get(e.getKey());
+            long[] need = e.getValue();
+            for (int p = 0; p < need.length; p++) {
+                if (need[p] >= 0 && (view == null || !view.reflects(p, need[p]))) {
+                    behind++;
+                    break;
+                }
+            }
+        }
+        return behind;
+    }
+
+    /** Items whose view's up/down differ from the totals given (items absent from both count as zero). */
+    public List<String> mismatches(Map<String, long[]> totals) {
+        List<String> out = new ArrayList<>();
+        totals.forEach((item, t) -> {
+            View v = views.get(item);
+            long up = v == null ? 0 : v.up;
+            long down = v == null ? 0 : v.down;
+            if (up != t[0] || down != t[1]) {
+                out.add(item + " view up=" + up + " down=" + down + ", log up=" + t[0] + " down=" + t[1]);
+            }
+        });
+        views.forEach((item, v) -> {
+            if (!totals.containsKey(item) && (v.up != 0 || v.down != 0)) {
+                out.add(item + " view up=" + v.up + " down=" + v.down + ", not in the log");
+            }
+        });
+        return out;
+    }
+
+    public long lastRecordNanos() {
+        return lastRecordNanos;
+    }
+
+    public Latencies visible() {
+        return visible;
+    }
+
+    public synchronized long pendingSamples() {
+        return pending.values().stream().mapToLong(List::size).sum();
+    }
+
+    public Throwable failure() {
+        return failure;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        running = false;
+        consumer.wakeup();
+        thread.join(15_000);
+    }
+}
