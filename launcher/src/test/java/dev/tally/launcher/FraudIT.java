@@ -81,6 +81,13 @@ class FraudIT {
             assertThat(r.status()).isEqualTo(200);
             accepted++;
         }
+        var last = vote(null, "203.0.99.7", item, null); // one more, surely after the flag: held
+        assertThat(last.status()).isEqualTo(200);
+        accepted++;
+        String cookie = last.header("Set-Cookie").substring(0, last.header("Set-Cookie").indexOf(';'));
+        var own = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.httpPort() + "/v1/votes/post/" + item))
+                .header("Cookie", cookie).GET());
+        assertThat(own.body().get("user_vote").asInt()).as("a held voter sees their own vote").isEqualTo(1);
         JsonNode counts = awaitCounts(item, 0);
         long counted = counts.get("upvotes").asLong();
         assertThat(counted).as("some were held out of the public counts").isLessThan(accepted);

@@ -34,7 +34,9 @@ class ViewsIT {
     @BeforeAll
     static void start() throws InterruptedException {
         dataDir = SharedBroker.dataDir("node");
-        node = WalkingSkeletonIT.startAll(WalkingSkeletonIT.env(dataDir).with("TALLY_RANKING_INTERVAL", "1s"));
+        // a viral item is a burst by design here: no quarantine, so every vote is counted and measured
+        node = WalkingSkeletonIT.startAll(WalkingSkeletonIT.env(dataDir).with("TALLY_RANKING_INTERVAL", "1s")
+                .with("TALLY_BURST_FLOOR", "1000000"));
         client = new TallyClient(node.httpPort());
     }
 

@@ -53,15 +53,22 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
     private VoterStateView read(ReadOnlyKeyValueStore<String, ?> states, String voterHash, String itemType, String itemId,
                                 int partition, boolean stale) throws Unavailable {
         String key = VoteResolver.stateKey(voterHash, Topics.itemKey(itemType, itemId));
+        VoterItemState held = this.<VoterItemState>store(VoteTopology.HELD_STATE_STORE).get(key);
+        if (held != null) { // a quarantined vote: its voter sees it, the public counts do not
+            return new VoterStateView(held.getVote(), held.getReaction(), partition, -1, stale);
+        }
         VoterItemState s = (VoterItemState) states.get(key);
         if (s == null) {
             return VoterStateView.none(partition);
         }
-        ReadOnlyKeyValueStore<String, Long> offsets = service.streams().store(
-                StoreQueryParameters.fromNameAndType(VoteTopology.VOTER_ITEM_OFFSETS_STORE, QueryableStoreTypes.<String, Long>keyValueStore())
-                        .enableStaleStores());
-        Long offset = offsets.get(key);
+        Long offset = this.<Long>store(VoteTopology.VOTER_ITEM_OFFSETS_STORE).get(key);
         return new VoterStateView(s.getVote(), s.getReaction(), partition, offset == null ? -1 : offset, stale);
+    }
+
+    /** A sibling store of the voter-item state on this instance (same tasks, so same availability). */
+    private <V> ReadOnlyKeyValueStore<String, V> store(String name) {
+        return service.streams().store(StoreQueryParameters.fromNameAndType(name, QueryableStoreTypes.<String, V>keyValueStore())
+                .enableStaleStores());
     }
 
     private static String path(String voterHash, String itemType, String itemId) {
