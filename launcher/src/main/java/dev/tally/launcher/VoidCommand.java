@@ -2,6 +2,7 @@ package dev.tally.launcher;
 
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
+import dev.tally.common.TopicScan;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
@@ -11,15 +12,11 @@ import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -75,25 +72,13 @@ final class VoidCommand implements Callable<Integer> {
 
     /** The voter's latest state per item, from the event log. */
     private Map<String, VoterItemState> currentState(KafkaSettings kafka) {
-        var props = kafka.clientProps("tally-void-scan");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<String, VoterItemState> state = new HashMap<>();
-        try (var consumer = new KafkaConsumer<>(props, Topics.VOTE_EVENTS.keySerde().deserializer(),
-                Topics.VOTE_EVENTS.valueSerde().deserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    VoteEvent e = r.value();
-                    if (e != null && voter.equals(e.getVoter())) {
-                        state.put(e.getItemType() + ":" + e.getItemId(), e.getAfter());
-                    }
-                }
+        TopicScan.readAll(kafka, Topics.VOTE_EVENTS, r -> {
+            VoteEvent e = r.value();
+            if (e != null && voter.equals(e.getVoter())) {
+                state.put(e.getItemType() + ":" + e.getItemId(), e.getAfter());
             }
-        }
+        });
         return state;
     }
 }

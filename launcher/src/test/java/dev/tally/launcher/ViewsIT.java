@@ -6,18 +6,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteMode;
+import dev.tally.common.TopicScan;
 import dev.tally.schemas.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.AfterAll;
@@ -116,23 +113,9 @@ class ViewsIT {
     }
 
     private static long recordsWithKey(String topic, String key) {
-        var props = node.runtime().kafka().clientProps("it-count-" + UUID.randomUUID());
-        props.put("isolation.level", "read_committed");
-        long n = 0;
-        try (var consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    if (key.equals(r.key())) {
-                        n++;
-                    }
-                }
-            }
-        }
-        return n;
+        long[] n = {0};
+        TopicScan.readAll(node.runtime().kafka(), topic, new StringDeserializer(), new ByteArrayDeserializer(),
+                r -> n[0] += key.equals(r.key()) ? 1 : 0);
+        return n[0];
     }
 }

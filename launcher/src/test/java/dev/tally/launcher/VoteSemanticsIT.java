@@ -3,6 +3,7 @@ package dev.tally.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.tally.common.TopicScan;
 import dev.tally.schema.ItemState;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.VoteEvent;
@@ -21,11 +22,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.Predicate;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -174,34 +172,22 @@ class VoteSemanticsIT {
 
     /** Folds every event of the given items, before → after, read committed from the start of the log. */
     private static Map<String, Map<String, Long>> replayEvents(List<String> items) {
-        var props = node.runtime().kafka().clientProps("it-replay");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         Map<String, Map<String, Long>> counts = new HashMap<>();
-        try (var consumer = new KafkaConsumer<>(props, Topics.VOTE_EVENTS.keySerde().deserializer(),
-                Topics.VOTE_EVENTS.valueSerde().deserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-            while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
-                    VoteEvent e = r.value();
-                    if (!items.contains(e.getItemId())) {
-                        continue;
-                    }
-                    Map<String, Long> c = counts.computeIfAbsent(e.getItemId(), k -> new HashMap<>());
-                    c.merge("up", (long) ((e.getAfter().getVote() == 1 ? 1 : 0) - (e.getBefore().getVote() == 1 ? 1 : 0)), Long::sum);
-                    c.merge("down", (long) ((e.getAfter().getVote() == -1 ? 1 : 0) - (e.getBefore().getVote() == -1 ? 1 : 0)), Long::sum);
-                    if (e.getBefore().getReaction() != null) {
-                        c.merge("r:" + e.getBefore().getReaction(), -1L, Long::sum);
-                    }
-                    if (e.getAfter().getReaction() != null) {
-                        c.merge("r:" + e.getAfter().getReaction(), 1L, Long::sum);
-                    }
-                }
+        TopicScan.readAll(node.runtime().kafka(), Topics.VOTE_EVENTS, r -> {
+            VoteEvent e = r.value();
+            if (!items.contains(e.getItemId())) {
+                return;
             }
-        }
+            Map<String, Long> c = counts.computeIfAbsent(e.getItemId(), k -> new HashMap<>());
+            c.merge("up", (long) ((e.getAfter().getVote() == 1 ? 1 : 0) - (e.getBefore().getVote() == 1 ? 1 : 0)), Long::sum);
+            c.merge("down", (long) ((e.getAfter().getVote() == -1 ? 1 : 0) - (e.getBefore().getVote() == -1 ? 1 : 0)), Long::sum);
+            if (e.getBefore().getReaction() != null) {
+                c.merge("r:" + e.getBefore().getReaction(), -1L, Long::sum);
+            }
+            if (e.getAfter().getReaction() != null) {
+                c.merge("r:" + e.getAfter().getReaction(), 1L, Long::sum);
+            }
+        });
         return counts;
     }
 
