@@ -359,15 +359,6 @@ class ReconcileIT {
     }
 
     private static JsonNode awaitItem(String item, Predicate<JsonNode> until) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        TallyClient.Reply last;
-        do {
-            last = client.get(null, "/v1/votes/post/" + item);
-            if (last.status() == 200 && until.test(last.body())) {
-                return last.body();
-            }
-            Thread.sleep(50);
-        } while (System.nanoTime() < deadline);
-        return last.body();
+        return client.awaitItem(null, item, until, Duration.ofSeconds(30)).body();
     }
 }

@@ -8,6 +8,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.function.Predicate;
 
 /** A small HTTP client for integration tests, speaking the contract's JSON. */
 final class TallyClient {
@@ -42,6 +43,23 @@ final class TallyClient {
             b.header("X-Tally-User", user);
         }
         return send(b);
+    }
+
+    /**
+     * Reads the item until its body satisfies {@code until} or {@code timeout} passes; returns the last
+     * answer either way, so the caller's assertion reports what was seen.
+     */
+    Reply awaitItem(String user, String itemId, Predicate<JsonNode> until, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Reply last;
+        do {
+            last = get(user, "/v1/votes/post/" + itemId);
+            if (last.status() == 200 && until.test(last.body())) {
+                return last;
+            }
+            Thread.sleep(50);
+        } while (System.nanoTime() < deadline);
+        return last;
     }
 
     Reply send(HttpRequest.Builder request) {

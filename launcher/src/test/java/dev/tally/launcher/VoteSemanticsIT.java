@@ -204,16 +204,7 @@ class VoteSemanticsIT {
     }
 
     private static JsonNode awaitItem(String item, Predicate<JsonNode> until) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        TallyClient.Reply last;
-        do {
-            last = client.get(null, "/v1/votes/post/" + item);
-            if (last.status() == 200 && until.test(last.body())) {
-                return last.body();
-            }
-            Thread.sleep(50);
-        } while (System.nanoTime() < deadline);
-        return last.body();
+        return client.awaitItem(null, item, until, Duration.ofSeconds(20)).body();
     }
 
     private static TallyClient.Reply awaitStatus(Callable<TallyClient.Reply> call, int status) throws Exception {

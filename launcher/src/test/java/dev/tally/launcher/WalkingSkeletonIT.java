@@ -119,15 +119,6 @@ class WalkingSkeletonIT {
 
     private TallyClient.Reply awaitRead(String user, java.util.function.Predicate<com.fasterxml.jackson.databind.JsonNode> until)
             throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        TallyClient.Reply last;
-        do {
-            last = client.get(user, "/v1/votes/post/" + item);
-            if (last.status() == 200 && until.test(last.body())) {
-                return last;
-            }
-            Thread.sleep(50);
-        } while (System.nanoTime() < deadline);
-        return last;
+        return client.awaitItem(user, item, until, Duration.ofSeconds(20));
     }
 }
