@@ -4,12 +4,15 @@ import dev.tally.broker.EmbeddedKafka;
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.launcher.bench.BenchResult;
+import dev.tally.launcher.bench.Chaos;
 import dev.tally.launcher.bench.EventLog;
 import dev.tally.launcher.bench.HttpLoad;
 import dev.tally.launcher.bench.KafkaLoad;
 import dev.tally.launcher.bench.LoadStats;
 import dev.tally.launcher.bench.LogAudit;
+import dev.tally.launcher.bench.PostgresBaseline;
 import dev.tally.launcher.bench.ReadLoad;
+import dev.tally.launcher.bench.Scratch;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.Workload;
 import dev.tally.processor.VoteProcessorConfig;
@@ -19,7 +22,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -28,7 +30,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.stream.Stream;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.logging.log4j.LogManager;
@@ -51,6 +53,9 @@ final class BenchCommand implements Callable<Integer> {
     private static final int DEFAULT_VOTES = 200_000;
     private static final int QUICK_VOTES = 100_000;
     private static final int QUICK_SECONDS = 60;
+    private static final int CHAOS_PROCESSES = 2;
+    private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
+            "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS");
 
     @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral",
             description = "uniform (100k items), zipf (s = 1.1 over 100k items) or viral (one item) [${DEFAULT-VALUE}]")
@@ -79,10 +84,17 @@ final class BenchCommand implements Callable<Integer> {
             description = "pace the load at this many votes/s (0: as fast as acknowledgements come) [${DEFAULT-VALUE}]")
     long rate;
 
-    @Option(names = "--baseline", paramLabel = "postgres", description = "not implemented yet: answered with postgres_votes_per_s null")
+    @Option(names = "--read-rate", defaultValue = "200", paramLabel = "READS_PER_S",
+            description = "the read load beside the votes, paced at this many GETs/s [${DEFAULT-VALUE}]")
+    int readRate;
+
+    @Option(names = "--baseline", paramLabel = "postgres", description = {"after the Tally run, the same workload and number",
+            "of votes on seed 000's SQL design on a local PostgreSQL (started, and installed with apt if missing),",
+            "with --clients connections; see PostgresBaseline"})
     String baseline;
 
-    @Option(names = "--chaos", paramLabel = "K", description = "not implemented yet: the run goes ahead without kills")
+    @Option(names = "--chaos", paramLabel = "K", description = {"run the vote-processor as two separate processes and",
+            "SIGKILL one of them K times during the run, restarting it each time (see Chaos)"})
     Integer chaos;
 
     @Override
@@ -94,11 +106,13 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: --path must be kafka or http, was '" + path + "'");
             return 2;
         }
-        if (baseline != null) {
-            err.println("bench: --baseline " + baseline + " is not implemented yet; postgres_votes_per_s is null");
+        if (baseline != null && !baseline.strip().equalsIgnoreCase("postgres")) {
+            err.println("bench: --baseline must be postgres, was '" + baseline + "'");
+            return 2;
         }
-        if (chaos != null) {
-            err.println("bench: --chaos " + chaos + " is not implemented yet; running without kills");
+        if (chaos != null && chaos < 1) {
+            err.println("bench: --chaos must be at least 1");
+            return 2;
         }
         long target = votes != null ? votes : quick ? QUICK_VOTES : DEFAULT_VOTES;
         if (target < 1) {
@@ -108,39 +122,71 @@ final class BenchCommand implements Callable<Integer> {
         Integer seconds = maxSeconds != null ? maxSeconds : quick ? Integer.valueOf(QUICK_SECONDS) : null;
         quietFileLog();
 
+        BenchResult result = tallyRun(err, load, via, target, seconds);
+        if (result == null) {
+            return 1;
+        }
+        boolean exact = result.exact() && result.acknowledged() > 0;
+        if (baseline != null) {
+            PostgresBaseline.Result pg = PostgresBaseline.runLocal(load, target, clients, seconds, err);
+            if (!pg.exact()) {
+                err.println("bench: postgres counters differ from its votes table: " + pg);
+            }
+            result = result.withPostgres(pg.votesPerSecond());
+            exact &= pg.exact();
+        }
+        System.out.println(result.toJson());
+        System.out.flush();
+        return exact ? 0 : 1;
+    }
+
+    /** The Tally run: its own broker and node in a temp dir, the load, the audit; null if the node never got ready. */
+    private BenchResult tallyRun(PrintStream err, Workload load, String via, long target, Integer seconds) throws Exception {
         Path dir = Files.createTempDirectory("tally-bench-");
         long t0 = System.nanoTime();
         err.println("bench: starting a broker and a Tally node in " + dir);
         EmbeddedKafka kafka = EmbeddedKafka.start(dir.resolve("kafka"), 0);
         TallyNode node = null;
+        Chaos drill = null;
         try {
-            Env env = benchEnv(dir, kafka.bootstrap());
-            node = TallyNode.start(env, EnumSet.allOf(TallyNode.Service.class));
+            Map<String, String> vars = benchEnv(dir, kafka.bootstrap());
+            EnumSet<TallyNode.Service> services = EnumSet.allOf(TallyNode.Service.class);
+            if (chaos != null) {
+                services.remove(TallyNode.Service.VOTE_PROCESSOR);
+                drill = new Chaos(dir.resolve("chaos"), vars, CHAOS_PROCESSES);
+                vars.put("TALLY_PROCESSOR_URL", drill.queryUrl());
+            }
+            Env env = Env.of(vars);
+            node = TallyNode.start(env, services);
+            if (drill != null) {
+                drill.start();
+                err.println("bench: chaos: " + CHAOS_PROCESSES + " vote-processor processes, logs in " + drill.logs());
+            }
             long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
             while (!node.ready() && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
             if (!node.ready()) {
                 err.println("bench: the node was not ready within 120 s");
-                return 1;
+                return null;
             }
             err.printf("bench: ready in %.1f s; %s %s, %,d votes%s%n", (System.nanoTime() - t0) / 1e9, via,
                     load.cliName(), target, (seconds == null ? "" : " (sending for at most " + seconds + " s)")
                     + (rate > 0 ? " at " + rate + " votes/s" : ""));
-            BenchResult result = run(err, env, node, load, via, target, seconds);
-            System.out.println(result.toJson());
-            System.out.flush();
-            return result.exact() && result.acknowledged() > 0 ? 0 : 1;
+            return run(err, env, node, drill, load, via, target, seconds);
         } finally {
+            if (drill != null) {
+                drill.close();
+            }
             if (node != null) {
                 node.close();
             }
             kafka.close();
-            deleteQuietly(dir);
+            Scratch.deleteQuietly(dir);
         }
     }
 
-    private BenchResult run(PrintStream err, Env env, TallyNode node, Workload load, String via, long target,
+    private BenchResult run(PrintStream err, Env env, TallyNode node, Chaos drill, Workload load, String via, long target,
                             Integer seconds) throws Exception {
         KafkaSettings kafka = node.runtime().kafka();
         int partitions = commandPartitions(kafka);
@@ -154,8 +200,12 @@ final class BenchCommand implements Callable<Integer> {
         List<String> mismatches;
         boolean processed;
         long behind;
-        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load)) {
-            Thread progress = progressLine(err, via, load, stats, start);
+        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load, readRate)) {
+            Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
+            String group = VoteProcessorConfig.from(env).applicationId();
+            AtomicBoolean sent = new AtomicBoolean();
+            Thread kills = drill == null ? null : drill.drill(kafka, group, chaos, Chaos.commandsWritten(kafka),
+                    () -> sent.get() ? stats.acknowledged() : stats.target(), err);
             try {
                 if (via.equals("kafka")) {
                     KafkaLoad.run(kafka, load, producers, stats, follower);
@@ -167,13 +217,17 @@ final class BenchCommand implements Callable<Integer> {
                 progress.join();
             }
             sendEnd = System.nanoTime();
+            sent.set(true);
             err.printf("%nbench: sent in %.1f s (%,d acknowledged, %,d failed%s); waiting for the vote-processor…%n",
                     (sendEnd - start) / 1e9, stats.acknowledged(), stats.failed(),
                     stats.firstError() == null ? "" : ", first: " + abbreviate(stats.firstError()));
             if (stats.crash() != null) {
                 throw new IllegalStateException("a load thread failed: " + stats.crash(), stats.crash());
             }
-            processed = EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(env).applicationId(), Duration.ofSeconds(180));
+            if (kills != null) {
+                kills.join();
+            }
+            processed = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
             if (!processed) {
                 err.println("bench: the vote-processor did not process every command within 180 s; the log may be incomplete");
             }
@@ -209,13 +263,24 @@ final class BenchCommand implements Callable<Integer> {
                     follower.visible().percentileMillis(50), follower.visible().percentileMillis(99),
                     reads.latencies().percentileMillis(99), rssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
-                    reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0);
+                    reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0,
+                    drill == null ? null : drill.kills());
         }
     }
 
-    /** Own data dir, free ports, dev profile; fraud thresholds out of the way so one host's load is not throttled. */
-    private static Env benchEnv(Path dir, String bootstrap) {
+    /**
+     * Own data dir, free ports, dev profile; fraud thresholds out of the way so one host's load is not
+     * throttled. Tuning variables set in the caller's environment ({@link #TUNABLES}) pass through, so a
+     * trade-off such as {@code TALLY_COMMIT_INTERVAL=1s ./tally bench} can be measured.
+     */
+    static Map<String, String> benchEnv(Path dir, String bootstrap) {
         Map<String, String> vars = new HashMap<>();
+        for (String name : TUNABLES) {
+            String value = System.getenv(name);
+            if (value != null) {
+                vars.put(name, value);
+            }
+        }
         vars.put("TALLY_BOOTSTRAP", bootstrap);
         vars.put("TALLY_DATA_DIR", dir.toString());
         vars.put("TALLY_HTTP_PORT", "0");
@@ -227,7 +292,7 @@ final class BenchCommand implements Callable<Integer> {
         vars.put("TALLY_CLUSTER_VOTERS", "1000000");
         vars.put("TALLY_BURST_FLOOR", "1000000");
         vars.put("TALLY_MAX_IN_FLIGHT", "100000");
-        return Env.of(vars);
+        return vars;
     }
 
     private static byte[] randomBytes() {
@@ -241,30 +306,6 @@ final class BenchCommand implements Callable<Integer> {
                 new ByteArrayDeserializer())) {
             return consumer.partitionsFor(Topics.VOTE_COMMANDS.name()).size();
         }
-    }
-
-    /** {@code bench kafka uniform 123,456/200,000 votes 45,123/s}, redrawn twice a second. */
-    private static Thread progressLine(PrintStream err, String via, Workload load, LoadStats stats, long start) {
-        Thread t = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                double elapsed = (System.nanoTime() - start) / 1e9;
-                err.printf("\rbench %s %s %,d/%,d votes %,d/s   ", via, load.cliName(), stats.acknowledged(), stats.target(),
-                        Math.round(stats.acknowledged() / Math.max(elapsed, 1e-3)));
-                err.flush();
-                try {
-                    Thread.sleep(500);
-                } catch (InterruptedException e) {
-                    break;
-                }
-            }
-            double elapsed = (System.nanoTime() - start) / 1e9;
-            err.printf("\rbench %s %s %,d/%,d votes %,d/s   ", via, load.cliName(), stats.acknowledged(), stats.target(),
-                    Math.round(stats.acknowledged() / Math.max(elapsed, 1e-3)));
-            err.flush();
-        }, "bench-progress");
-        t.setDaemon(true);
-        t.start();
-        return t;
     }
 
     /** Resident memory of this process (broker, node and load generator together), from /proc. */
@@ -296,13 +337,5 @@ final class BenchCommand implements Callable<Integer> {
 
     private static String abbreviate(String s) {
         return s.length() <= 200 ? s : s.substring(0, 200) + "…";
-    }
-
-    private static void deleteQuietly(Path dir) {
-        try (Stream<Path> paths = Files.walk(dir)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException e) {
-            System.err.println("bench: could not delete " + dir + ": " + e.getMessage());
-        }
     }
 }

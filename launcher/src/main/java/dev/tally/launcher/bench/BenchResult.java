@@ -14,12 +14,13 @@ import java.util.Map;
  *                        acknowledged vote is visible in the views
  * @param ackVotesPerSecond acknowledged votes per second of the send phase alone
  * @param viewMismatches  items whose view (latest {@code tally.item-counts}) differs from the log's totals
+ * @param chaosKills      SIGKILLs delivered to vote-processor processes ({@code --chaos}), else null
  */
 public record BenchResult(String workload, String path, long votes, long votesPerSecond, Long postgresVotesPerSecond,
                           long acknowledged, long counted, long lost, long doubleCounted,
                           Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
                           long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
-                          double seconds) {
+                          double seconds, Integer chaosKills) {
 
     /** The fields the contract requires, in its order. */
     public static final List<String> CONTRACT_FIELDS = List.of("workload", "votes", "tally_votes_per_s",
@@ -49,7 +50,17 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         m.put("reads", reads);
         m.put("visible_samples", visibleSamples);
         m.put("seconds", seconds);
+        if (chaosKills != null) {
+            m.put("chaos_kills", chaosKills);
+        }
         return m;
+    }
+
+    /** This result with the PostgreSQL baseline's votes per second filled in. */
+    public BenchResult withPostgres(long postgresVotesPerSecond) {
+        return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
+                doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
+                visibleSamples, seconds, chaosKills);
     }
 
     public String toJson() {

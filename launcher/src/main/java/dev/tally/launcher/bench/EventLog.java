@@ -30,16 +30,10 @@ public final class EventLog {
      */
     public static boolean awaitProcessed(KafkaSettings kafka, String group, Duration timeout) throws Exception {
         try (Admin admin = Admin.create(kafka.clientProps("tally-bench-admin"))) {
-            String topic = Topics.VOTE_COMMANDS.name();
-            var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
-            Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
-                    .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+            Map<TopicPartition, Long> ends = commandEnds(admin);
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets(group)
-                        .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+                Map<TopicPartition, OffsetAndMetadata> committed = committed(admin, group);
                 boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
                         || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
                 if (done) {
@@ -51,6 +45,28 @@ public final class EventLog {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /** The end offset of every partition of {@code tally.vote-commands}: what has been written so far. */
+    static Map<TopicPartition, Long> commandEnds(Admin admin) throws Exception {
+        String topic = Topics.VOTE_COMMANDS.name();
+        var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
+        Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
+                .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
+        Map<TopicPartition, Long> ends = new HashMap<>();
+        admin.listOffsets(latest).all().get(30, TimeUnit.SECONDS).forEach((tp, info) -> ends.put(tp, info.offset()));
+        return ends;
+    }
+
+    /** The offsets {@code group} has committed on {@code tally.vote-commands}. */
+    static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group) throws Exception {
+        Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
+        admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).forEach((tp, o) -> {
+            if (o != null && tp.topic().equals(Topics.VOTE_COMMANDS.name())) {
+                committed.put(tp, o);
+            }
+        });
+        return committed;
     }
 
     /** Reads {@code tally.vote-events} read_committed from the beginning to its end into an audit. */

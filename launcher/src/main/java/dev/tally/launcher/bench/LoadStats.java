@@ -1,5 +1,6 @@
 package dev.tally.launcher.bench;
 
+import java.io.PrintStream;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** Counters the load threads share: the next sequence number, acknowledged and failed votes. */
@@ -84,5 +85,32 @@ public final class LoadStats {
     /** Whether a vote sampled for the vote→visible latency: about 1 in 100. */
     static boolean sampled(long seq) {
         return seq % 100 == 0;
+    }
+
+    /**
+     * A live progress line on {@code err} ({@code <label> 12,345/100,000 votes 4,321/s}), redrawn twice a
+     * second until the returned thread is interrupted, then drawn once more with the final numbers.
+     */
+    public Thread progressLine(PrintStream err, String label, long startNanos) {
+        Runnable draw = () -> {
+            double elapsed = (System.nanoTime() - startNanos) / 1e9;
+            err.printf("\r%s %,d/%,d votes %,d/s   ", label, acknowledged(), target(),
+                    Math.round(acknowledged() / Math.max(elapsed, 1e-3)));
+            err.flush();
+        };
+        Thread t = new Thread(() -> {
+            while (!Thread.currentThread().isInterrupted()) {
+                draw.run();
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    break;
+                }
+            }
+            draw.run();
+        }, "bench-progress");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
 }

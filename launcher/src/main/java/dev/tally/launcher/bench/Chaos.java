@@ -1,0 +1,155 @@
+package dev.tally.launcher.bench;
+
+import dev.tally.common.KafkaSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+
+/**
+ * The crash drill: the vote-processor runs as separate processes ({@code ./tally vote-processor}, each
+ * with its own state directory and query port, all in one consumer group), and one of them is killed
+ * with SIGKILL — no shutdown hook, no commit, no goodbye to the group — {@code kills} times while it
+ * works through the commands, and started again on the same state directory. Kill {@code i} of
+ * {@code K} comes when the group has committed {@code i/(K+1)} of the commands, so every kill lands
+ * mid-stream; the victims alternate. Exactly-once must then still show every acknowledged vote in the
+ * event log once.
+ */
+public final class Chaos implements AutoCloseable {
+    private static final Duration RESTART_PAUSE = Duration.ofSeconds(1);
+
+    private final Map<String, String> env;
+    private final List<Instance> instances = new ArrayList<>();
+    private volatile int kills;
+
+    /** One {@code ./tally vote-processor} child process and where it keeps its state and log. */
+    private static final class Instance {
+        final Path dataDir;
+        final Path log;
+        final int queryPort;
+        Process process;
+
+        Instance(Path dataDir, Path log, int queryPort) {
+            this.dataDir = dataDir;
+            this.log = log;
+            this.queryPort = queryPort;
+        }
+    }
+
+    /**
+     * Prepares {@code count} vote-processor processes (state and logs under {@code dir}, a free query port
+     * each); {@link #start} runs them with {@code env}, the same bootstrap, secret and settings as the
+     * in-process services.
+     */
+    public Chaos(Path dir, Map<String, String> env, int count) throws IOException {
+        this.env = env;
+        for (int i = 0; i < count; i++) {
+            Instance instance = new Instance(dir.resolve("vote-processor-" + i), dir.resolve("vote-processor-" + i + ".log"),
+                    Scratch.freePort());
+            Files.createDirectories(instance.dataDir);
+            instances.add(instance);
+        }
+    }
+
+    /** Where the first process answers interactive queries: the ingest API's {@code TALLY_PROCESSOR_URL}. */
+    public String queryUrl() {
+        return "http://127.0.0.1:" + instances.get(0).queryPort;
+    }
+
+    public void start() throws IOException {
+        for (Instance instance : instances) {
+            start(instance);
+        }
+    }
+
+    private void start(Instance instance) throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
+                "-XX:MaxDirectMemorySize=64m", "-cp", System.getProperty("java.class.path"), "dev.tally.launcher.Tally",
+                "vote-processor", "--query-port",
+                Integer.toString(instance.queryPort));
+        builder.environment().putAll(env);
+        builder.environment().put("TALLY_DATA_DIR", instance.dataDir.toString()); // its own log file too
+        builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(instance.log.toFile()));
+        instance.process = builder.start();
+    }
+
+    /** How many SIGKILLs were delivered so far. */
+    public int kills() {
+        return kills;
+    }
+
+    /** The processes' output files, to look at when a drill fails. */
+    public List<Path> logs() {
+        return instances.stream().map(i -> i.log).toList();
+    }
+
+    /**
+     * Kills and restarts a vote-processor {@code count} times on a background thread: kill {@code i} once
+     * the group {@code group} has committed {@code i/(count+1)} of the commands after {@code base} (the
+     * topic's size before the load, {@link #commandsWritten}) up to {@code base + expected} ({@code
+     * expected} may change while the load runs). Join the returned thread before auditing.
+     */
+    public Thread drill(KafkaSettings kafka, String group, int count, long base, LongSupplier expected, PrintStream err) {
+        Thread t = new Thread(() -> {
+            try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
+                for (int i = 1; i <= count; i++) {
+                    while ((committed(admin, group) - base) * (count + 1) < expected.getAsLong() * i) {
+                        Thread.sleep(100);
+                    }
+                    Instance victim = instances.get((i - 1) % instances.size());
+                    victim.process.destroyForcibly().waitFor(); // SIGKILL on Linux
+                    kills = i;
+                    err.printf("%nbench: chaos: SIGKILL vote-processor-%d (pid %d), kill %d of %d; restarting it%n",
+                            instances.indexOf(victim), victim.process.pid(), i, count);
+                    Thread.sleep(RESTART_PAUSE.toMillis());
+                    start(victim);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            } catch (Exception e) {
+                throw new IllegalStateException("chaos drill failed", e);
+            }
+        }, "bench-chaos");
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static long committed(Admin admin, String group) throws Exception {
+        return EventLog.committed(admin, group).values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+    }
+
+    /** Commands written to {@code tally.vote-commands} so far, over all partitions (its end offsets). */
+    public static long commandsWritten(KafkaSettings kafka) throws Exception {
+        try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
+            return EventLog.commandEnds(admin).values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
+
+    /** Stops every process (SIGTERM, then SIGKILL after 20 s). */
+    @Override
+    public void close() throws InterruptedException {
+        for (Instance instance : instances) {
+            if (instance.process != null) {
+                instance.process.destroy();
+            }
+        }
+        for (Instance instance : instances) {
+            if (instance.process != null && !instance.process.waitFor(20, TimeUnit.SECONDS)) {
+                instance.process.destroyForcibly().waitFor();
+            }
+        }
+    }
+}
