@@ -32,10 +32,11 @@ public final class FraudTopology {
         var commands = Topics.VOTE_COMMANDS;
         var flags = Topics.FRAUD_FLAGS;
         StreamsBuilder builder = new StreamsBuilder();
+        // cached: a busy network or item is rewritten on every vote, its changelog only once per commit
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NETWORK_STORE),
-                Serdes.String(), AvroSerde.of(NetworkActivity.class)));
+                Serdes.String(), AvroSerde.of(NetworkActivity.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ITEM_STORE),
-                Serdes.String(), AvroSerde.of(ItemBurst.class)));
+                Serdes.String(), AvroSerde.of(ItemBurst.class)).withCachingEnabled());
         KStream<String, VoteCommand> source = builder.stream(commands.name(),
                 Consumed.with(commands.keySerde(), commands.valueSerde()).withName("fraud-commands-source"));
         Produced<String, dev.tally.schema.FraudFlag> toFlags = Produced.with(flags.keySerde(), flags.valueSerde());

@@ -55,7 +55,7 @@ final class BenchCommand implements Callable<Integer> {
     private static final int QUICK_SECONDS = 60;
     private static final int CHAOS_PROCESSES = 2;
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
-            "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS");
+            "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION");
 
     @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral",
             description = "uniform (100k items), zipf (s = 1.1 over 100k items) or viral (one item) [${DEFAULT-VALUE}]")
