@@ -71,7 +71,9 @@ final class BenchCommand implements Callable<Integer> {
             description = "kafka: commands produced straight to tally.vote-commands; http: POST /v1/votes [${DEFAULT-VALUE}]")
     String path;
 
-    @Option(names = "--clients", defaultValue = "64", paramLabel = "N", description = "HTTP client threads [${DEFAULT-VALUE}]")
+    @Option(names = "--clients", defaultValue = "64", paramLabel = "N",
+            description = {"HTTP client threads (each POST waits for its transaction, so HTTP throughput is about",
+                    "clients / POST latency), and the PostgreSQL baseline's connections [${DEFAULT-VALUE}]"})
     int clients;
 
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
@@ -108,6 +110,10 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (baseline != null && !baseline.strip().equalsIgnoreCase("postgres")) {
             err.println("bench: --baseline must be postgres, was '" + baseline + "'");
+            return 2;
+        }
+        if (clients < 1 || baseline != null && clients > 190) {
+            err.println("bench: --clients must be between 1 and 190 with --baseline (its max_connections is 200), was " + clients);
             return 2;
         }
         if (chaos != null && chaos < 1) {

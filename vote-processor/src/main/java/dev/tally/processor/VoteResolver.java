@@ -217,7 +217,11 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             double weightAfter = weightBefore;
             if (after.vote() != before.vote()) { // a vote cast now weighs what its voter's age says today
                 weightAfter = config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
-                weights.put(stateKey, weightAfter);
+                if (weightAfter != 1.0) {
+                    weights.put(stateKey, weightAfter);
+                } else if (stored != null) {
+                    weights.delete(stateKey); // absent means full weight: most votes never write this store
+                }
             }
             addToPending(itemKey, command, before, after, weightBefore, weightAfter, source);
             VoteEvent event = VoteEvent.newBuilder()
