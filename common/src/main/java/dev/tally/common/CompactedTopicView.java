@@ -9,12 +9,10 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * An in-memory copy of a small compacted topic (the reaction registry, the item catalogue) for a
@@ -22,18 +20,13 @@ import org.slf4j.LoggerFactory;
  * once it has read everything that existed when it started.
  */
 public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(CompactedTopicView.class);
-
-    private final Topic<String, V> topic;
     private final KafkaConsumer<String, V> consumer;
     private final Map<String, V> values = new ConcurrentHashMap<>();
     private final Map<TopicPartition, Long> startEnd;
-    private final Thread reader;
+    private final TopicFollower<String, V> reader;
     private volatile boolean caughtUp;
-    private volatile boolean running = true;
 
     public CompactedTopicView(KafkaSettings kafka, Topic<String, V> topic) {
-        this.topic = topic;
         var props = kafka.clientProps("tally-view-" + topic.name());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -43,9 +36,7 @@ public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable 
         consumer.assign(partitions);
         consumer.seekToBeginning(partitions);
         this.startEnd = new HashMap<>(consumer.endOffsets(partitions, Duration.ofSeconds(30)));
-        this.reader = new Thread(this::follow, "tally-view-" + topic.name());
-        reader.setDaemon(true);
-        reader.start();
+        this.reader = TopicFollower.start(consumer, "tally-view-" + topic.name(), Duration.ofMillis(500), this::apply);
     }
 
     @Override
@@ -68,42 +59,22 @@ public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable 
         values.put(key, value);
     }
 
-    private void follow() {
-        while (running) {
-            try {
-                for (ConsumerRecord<String, V> r : consumer.poll(Duration.ofMillis(500))) {
-                    if (r.value() == null) {
-                        values.remove(r.key());
-                    } else {
-                        values.put(r.key(), r.value());
-                    }
-                }
-                if (!caughtUp) {
-                    caughtUp = startEnd.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
-                }
-            } catch (WakeupException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.warn("reading {} failed; retrying", topic.name(), e);
-                try {
-                    Thread.sleep(500);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
+    /** On the reader thread, after every poll. */
+    private void apply(ConsumerRecords<String, V> batch) {
+        for (ConsumerRecord<String, V> r : batch) {
+            if (r.value() == null) {
+                values.remove(r.key());
+            } else {
+                values.put(r.key(), r.value());
             }
+        }
+        if (!caughtUp) {
+            caughtUp = startEnd.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
         }
     }
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            reader.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        consumer.close(Duration.ofSeconds(2));
+        reader.close();
     }
 }

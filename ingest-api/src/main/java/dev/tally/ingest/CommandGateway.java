@@ -2,6 +2,7 @@ package dev.tally.ingest;
 
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
+import dev.tally.common.TopicFollower;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schemas.Topics;
@@ -13,13 +14,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,11 +34,9 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommandGateway.class);
 
     private final KafkaProducer<String, VoteCommand> producer;
-    private final KafkaConsumer<String, VoteOutcome> consumer;
     private final TopicPartition replyPartition;
     private final Map<String, CompletableFuture<VoteOutcome>> waiting = new ConcurrentHashMap<>();
-    private final Thread listener;
-    private volatile boolean running = true;
+    private final TopicFollower<String, VoteOutcome> listener;
 
     public CommandGateway(KafkaSettings kafka, int replyPartition, Duration sendTimeout) {
         checkReplyPartition(replyPartition, kafka);
@@ -48,7 +47,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
-        this.consumer = new KafkaConsumer<>(c, Topics.VOTE_OUTCOMES.keySerde().deserializer(),
+        var consumer = new KafkaConsumer<>(c, Topics.VOTE_OUTCOMES.keySerde().deserializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().deserializer());
         this.replyPartition = new TopicPartition(Topics.VOTE_OUTCOMES.name(), replyPartition);
         consumer.assign(List.of(this.replyPartition));
@@ -56,9 +55,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         // resolve the position now, so no answer to a command sent after this returns can be skipped
         long start = consumer.position(this.replyPartition, Duration.ofSeconds(30));
         LOG.info("reading answers from {} from offset {}", this.replyPartition, start);
-        this.listener = new Thread(this::listen, "tally-outcome-listener");
-        listener.setDaemon(true);
-        listener.start();
+        this.listener = TopicFollower.start(consumer, "tally-outcome-listener", Duration.ofMillis(500), this::answer);
     }
 
     /** The reply partition must exist in tally.vote-outcomes. */
@@ -96,42 +93,18 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         return new Submission(appended, answered);
     }
 
-    private void listen() {
-        while (running) {
-            try {
-                for (ConsumerRecord<String, VoteOutcome> r : consumer.poll(Duration.ofMillis(500))) {
-                    CompletableFuture<VoteOutcome> waiter = waiting.get(r.key());
-                    if (waiter != null && r.value() != null) {
-                        waiter.complete(r.value());
-                    }
-                }
-            } catch (WakeupException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.warn("reading {} failed; retrying", replyPartition, e);
-                sleepQuietly();
+    private void answer(ConsumerRecords<String, VoteOutcome> outcomes) {
+        for (ConsumerRecord<String, VoteOutcome> r : outcomes) {
+            CompletableFuture<VoteOutcome> waiter = waiting.get(r.key());
+            if (waiter != null && r.value() != null) {
+                waiter.complete(r.value());
             }
-        }
-    }
-
-    private static void sleepQuietly() {
-        try {
-            Thread.sleep(500);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 
     @Override
     public void close() {
-        running = false;
-        consumer.wakeup();
-        try {
-            listener.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        consumer.close(Duration.ofSeconds(2));
+        listener.close();
         producer.close(Duration.ofSeconds(5));
     }
 }

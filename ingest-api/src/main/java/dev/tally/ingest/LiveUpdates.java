@@ -1,6 +1,7 @@
 package dev.tally.ingest;
 
 import dev.tally.common.KafkaSettings;
+import dev.tally.common.TopicFollower;
 import dev.tally.common.query.ItemCountsView;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
@@ -21,9 +22,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.errors.WakeupException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Follows {@code tally.item-counts} (read committed, from the end) and hands each change to the
@@ -32,7 +30,6 @@ import org.slf4j.LoggerFactory;
  * subscriber's queue is bounded: a client too slow to keep up is dropped, never buffered without bound.
  */
 public final class LiveUpdates implements AutoCloseable {
-    private static final Logger LOG = LoggerFactory.getLogger(LiveUpdates.class);
     static final int HISTORY = 10_000;
     static final int QUEUE = 256;
 
@@ -59,10 +56,8 @@ public final class LiveUpdates implements AutoCloseable {
     private final String epoch = UUID.randomUUID().toString().substring(0, 8);
     private final Map<String, Set<Subscriber>> byItem = new ConcurrentHashMap<>();
     private final Deque<Change> history = new ArrayDeque<>();
-    private KafkaConsumer<String, ItemCounts> consumer;
-    private Thread reader;
+    private TopicFollower<String, ItemCounts> reader; // null when fed by publish only
     private long seq;
-    private volatile boolean running = true;
 
     /** Live updates fed by {@link #publish}; see {@link #follow} for the Kafka-fed ones. */
     public LiveUpdates() {}
@@ -79,16 +74,20 @@ public final class LiveUpdates implements AutoCloseable {
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
-        consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(),
+        var consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(),
                 Topics.ITEM_COUNTS.valueSerde().deserializer());
         List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);
         partitions.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30))); // nothing after this is missed
-        reader = new Thread(this::follow, "tally-live-updates");
-        reader.setDaemon(true);
-        reader.start();
+        reader = TopicFollower.start(consumer, "tally-live-updates", Duration.ofMillis(200), batch -> {
+            for (ConsumerRecord<String, ItemCounts> r : batch) {
+                if (r.value() != null) {
+                    publish(r.key(), ItemCountsView.of(r.value(), false));
+                }
+            }
+        });
     }
 
     Subscriber subscribe(Set<String> itemKeys) {
@@ -135,28 +134,6 @@ public final class LiveUpdates implements AutoCloseable {
         return epoch + "-" + seq;
     }
 
-    private void follow() {
-        while (running) {
-            try {
-                for (ConsumerRecord<String, ItemCounts> r : consumer.poll(Duration.ofMillis(200))) {
-                    if (r.value() != null) {
-                        publish(r.key(), ItemCountsView.of(r.value(), false));
-                    }
-                }
-            } catch (WakeupException e) {
-                return;
-            } catch (RuntimeException e) {
-                LOG.warn("following {} failed; retrying", Topics.ITEM_COUNTS.name(), e);
-                try {
-                    Thread.sleep(500);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
     /** Hands one change of an item's counts to its subscribers and the history. */
     public void publish(String itemKey, ItemCountsView counts) {
         Change change;
@@ -176,16 +153,8 @@ public final class LiveUpdates implements AutoCloseable {
 
     @Override
     public void close() {
-        running = false;
-        if (consumer == null) {
-            return;
+        if (reader != null) {
+            reader.close();
         }
-        consumer.wakeup();
-        try {
-            reader.join(5_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        consumer.close(Duration.ofSeconds(2));
     }
 }
