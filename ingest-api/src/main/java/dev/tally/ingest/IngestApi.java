@@ -91,8 +91,12 @@ public final class IngestApi {
             cfg.routes.exception(ApiProblem.class, (p, ctx) -> refuse(metrics, p, ctx));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> refuse(metrics, javalinRefusal(e, ctx), ctx));
             cfg.routes.exception(Exception.class, (e, ctx) -> {
-                LOG.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
-                refuse(metrics, new ApiProblem(500, "internal-error", "Internal error", "the server failed; nothing was applied"), ctx);
+                try {
+                    LOG.error("unhandled error on {} {}", ctx.method(), ctx.path(), e);
+                    refuse(metrics, new ApiProblem(500, "internal-error", "Internal error", "the server failed; nothing was applied"), ctx);
+                } catch (RuntimeException gone) { // the response was torn down already: nobody to answer
+                    LOG.debug("error after the response was gone: {}", e.toString());
+                }
             });
             cfg.routes.error(404, ctx -> unlessProblem(metrics, ctx, notFound(ctx)));
             cfg.routes.error(405, ctx -> unlessProblem(metrics, ctx, methodNotAllowed(ctx)));

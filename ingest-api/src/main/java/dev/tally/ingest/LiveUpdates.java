@@ -41,6 +41,8 @@ public final class LiveUpdates implements AutoCloseable {
         final Set<String> items;
         final BlockingQueue<Change> queue = new ArrayBlockingQueue<>(QUEUE);
         volatile boolean overflowed;
+        /** The server is stopping: the stream should end now. */
+        volatile boolean ended;
 
         Subscriber(Set<String> items) {
             this.items = items;
@@ -51,13 +53,23 @@ public final class LiveUpdates implements AutoCloseable {
                 overflowed = true;
             }
         }
+
+        /** Wakes a handler waiting on the queue (a full queue wakes it anyway) and tells it to stop. */
+        void end() {
+            ended = true;
+            queue.offer(END);
+        }
     }
+
+    /** Put on a queue by {@link Subscriber#end}: no change, only a wake-up. */
+    static final Change END = new Change("", -1, "", null);
 
     private final String epoch = UUID.randomUUID().toString().substring(0, 8);
     private final Map<String, Set<Subscriber>> byItem = new ConcurrentHashMap<>();
     private final Deque<Change> history = new ArrayDeque<>();
     private TopicFollower<String, ItemCounts> reader; // null when fed by publish only
     private long seq;
+    private volatile boolean ending;
 
     /** Live updates fed by {@link #publish}; see {@link #follow} for the Kafka-fed ones. */
     public LiveUpdates() {}
@@ -93,7 +105,26 @@ public final class LiveUpdates implements AutoCloseable {
     Subscriber subscribe(Set<String> itemKeys) {
         Subscriber s = new Subscriber(itemKeys);
         itemKeys.forEach(k -> byItem.computeIfAbsent(k, x -> new CopyOnWriteArraySet<>()).add(s));
+        if (ending) {
+            s.end();
+        }
         return s;
+    }
+
+    /**
+     * Ends every live stream and waits up to {@code wait} for their handlers to return (whether they all
+     * did is the answer). Call it before
+     * the HTTP server stops: a stream still open when Jetty tears its response down sends Javalin's
+     * error handling round in circles on the recycled response (a flood of log lines at shutdown).
+     */
+    public boolean endStreams(Duration wait) throws InterruptedException {
+        ending = true;
+        byItem.values().forEach(set -> set.forEach(Subscriber::end));
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (!byItem.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return byItem.isEmpty();
     }
 
     void unsubscribe(Subscriber s) {

@@ -62,8 +62,8 @@ final class StreamHandler {
             sendInitial(client, items, client.ctx().header("Last-Event-ID"));
             while (!client.terminated()) {
                 LiveUpdates.Change change = subscriber.queue.poll(HEARTBEAT_SECONDS, TimeUnit.SECONDS);
-                if (subscriber.overflowed) {
-                    break; // too slow: drop it; it reconnects with Last-Event-ID and catches up
+                if (subscriber.overflowed || subscriber.ended) {
+                    break; // too slow (it reconnects with Last-Event-ID and catches up), or the server is stopping
                 }
                 if (change == null) {
                     client.sendComment("heartbeat");

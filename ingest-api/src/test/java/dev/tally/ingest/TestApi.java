@@ -18,6 +18,7 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
 import io.javalin.Javalin;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,7 @@ final class TestApi implements AutoCloseable {
 
     final List<VoteCommand> submitted = new CopyOnWriteArrayList<>();
     final MapView<dev.tally.schema.FraudFlag> flags = new MapView<>();
+    final LiveUpdates live = new LiveUpdates();
     /** The network hash of 192.0.2.1 today, under the test secret: challenged in every TestApi. */
     static final String CHALLENGED_NETWORK = new dev.tally.common.IdentityHasher(Secrets.of("test-secret-0123456789abcdef0123456789"))
             .network(dev.tally.common.NetworkPrefix.parseLiteral("192.0.2.1").orElseThrow(), java.time.LocalDate.now(java.time.ZoneOffset.UTC));
@@ -70,7 +72,7 @@ final class TestApi implements AutoCloseable {
         var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
                 ADMIN_TOKEN);
         var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
-                reactions, catalog, writer, new LiveUpdates(), () -> true, new TallyMetrics(), flags,
+                reactions, catalog, writer, live, () -> true, new TallyMetrics(), flags,
                 new dev.tally.ingest.challenge.DevChallengeVerifier(new Profile("dev")), new MapView<>(), (held, decision, reason) -> {});
         app = IngestApi.create(deps, cfg -> {}).start();
     }
@@ -79,8 +81,14 @@ final class TestApi implements AutoCloseable {
         return app.port();
     }
 
+    /** As the node does: live streams end first, then the server stops. */
     @Override
     public void close() {
+        try {
+            live.endStreams(Duration.ofSeconds(2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         app.stop();
     }
 

@@ -38,6 +38,7 @@ import io.javalin.Javalin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -216,6 +217,7 @@ public final class TallyNode implements AutoCloseable {
             RankingRoutes.mount(cfg.routes, rankings, rankingConfig.maxAge());
         }).start();
         closeables.add(0, http::stop);
+        closeables.add(0, () -> live.endStreams(Duration.ofSeconds(2))); // first: streams end before Jetty stops
     }
 
     private static CountsQuery remoteCounts(IngestConfig config) {
