@@ -112,8 +112,12 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: --baseline must be postgres, was '" + baseline + "'");
             return 2;
         }
-        if (clients < 1 || baseline != null && clients > 190) {
-            err.println("bench: --clients must be between 1 and 190 with --baseline (its max_connections is 200), was " + clients);
+        if (clients < 1 || producers < 1) {
+            err.println("bench: --clients and --producers must be at least 1");
+            return 2;
+        }
+        if (baseline != null && clients > 190) {
+            err.println("bench: --clients must be at most 190 with --baseline (PostgreSQL's max_connections is 200), was " + clients);
             return 2;
         }
         if (chaos != null && chaos < 1) {
@@ -133,6 +137,10 @@ final class BenchCommand implements Callable<Integer> {
             return 1;
         }
         boolean exact = result.exact() && result.acknowledged() > 0;
+        if (chaos != null && result.chaosKills() != chaos.intValue()) {
+            err.println("bench: chaos: " + result.chaosKills() + " of " + chaos + " kills delivered");
+            exact = false;
+        }
         if (baseline != null) {
             PostgresBaseline.Result pg = PostgresBaseline.runLocal(load, target, clients, seconds, err);
             if (!pg.exact()) {

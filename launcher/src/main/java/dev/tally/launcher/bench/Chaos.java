@@ -26,6 +26,8 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
  */
 public final class Chaos implements AutoCloseable {
     private static final Duration RESTART_PAUSE = Duration.ofSeconds(1);
+    /** How long a kill waits for its share of the commands before the drill gives up. */
+    private static final Duration STALLED = Duration.ofMinutes(5);
 
     private final Map<String, String> env;
     private final List<Instance> instances = new ArrayList<>();
@@ -103,7 +105,13 @@ public final class Chaos implements AutoCloseable {
         Thread t = new Thread(() -> {
             try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
                 for (int i = 1; i <= count; i++) {
+                    long giveUp = System.nanoTime() + STALLED.toNanos();
                     while ((committed(admin, group) - base) * (count + 1) < expected.getAsLong() * i) {
+                        if (System.nanoTime() > giveUp) {
+                            err.printf("%nbench: chaos: the vote-processors did not reach kill %d's share of the commands"
+                                    + " within %d s; no more kills%n", i, STALLED.toSeconds());
+                            return;
+                        }
                         Thread.sleep(100);
                     }
                     Instance victim = instances.get((i - 1) % instances.size());
