@@ -71,9 +71,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "kafka: commands produced straight to tally.vote-commands; http: POST /v1/votes [${DEFAULT-VALUE}]")
     String path;
 
-    @Option(names = "--clients", defaultValue = "64", paramLabel = "N",
-            description = {"HTTP client threads (each POST waits for its transaction, so HTTP throughput is about",
-                    "clients / POST latency), and the PostgreSQL baseline's connections [${DEFAULT-VALUE}]"})
+    @Option(names = "--clients", defaultValue = "64", paramLabel = "N", description = "HTTP client threads, each "
+            + "waiting for its answer, and the PostgreSQL baseline's connections [${DEFAULT-VALUE}]")
     int clients;
 
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
@@ -90,13 +89,13 @@ final class BenchCommand implements Callable<Integer> {
             description = "the read load beside the votes, paced at this many GETs/s [${DEFAULT-VALUE}]")
     int readRate;
 
-    @Option(names = "--baseline", paramLabel = "postgres", description = {"after the Tally run, the same workload and number",
-            "of votes on seed 000's SQL design on a local PostgreSQL (started, and installed with apt if missing),",
-            "with --clients connections; see PostgresBaseline"})
+    @Option(names = "--baseline", paramLabel = "postgres", description = "after the Tally run, the same votes on "
+            + "seed 000's SQL design on a throwaway local PostgreSQL (installed with apt if missing), over --clients "
+            + "connections")
     String baseline;
 
-    @Option(names = "--chaos", paramLabel = "K", description = {"run the vote-processor as two separate processes and",
-            "SIGKILL one of them K times during the run, restarting it each time (see Chaos)"})
+    @Option(names = "--chaos", paramLabel = "K", description = "run the vote-processor as two separate processes "
+            + "and SIGKILL one of them K times mid-stream, restarting it each time")
     Integer chaos;
 
     @Override
