@@ -18,7 +18,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 /**
  * The crash drill: the vote-processor runs as separate processes ({@code ./tally vote-processor}, each
  * with its own state directory and query port, all in one consumer group), and one of them is killed
- * with SIGKILL — no shutdown hook, no commit, no goodbye to the group — {@code kills} times while it
+ * with SIGKILL — no shutdown hook, no commit, no goodbye to the group — K times while it
  * works through the commands, and started again on the same state directory. Kill {@code i} of
  * {@code K} comes when the group has committed {@code i/(K+1)} of the commands, so every kill lands
  * mid-stream; the victims alternate. Exactly-once must then still show every acknowledged vote in the
@@ -77,8 +77,7 @@ public final class Chaos implements AutoCloseable {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         ProcessBuilder builder = new ProcessBuilder(java, "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
                 "-XX:MaxDirectMemorySize=64m", "-cp", System.getProperty("java.class.path"), "dev.tally.launcher.Tally",
-                "vote-processor", "--query-port",
-                Integer.toString(instance.queryPort));
+                "vote-processor", "--query-port", Integer.toString(instance.queryPort));
         builder.environment().putAll(env);
         builder.environment().put("TALLY_DATA_DIR", instance.dataDir.toString()); // its own log file too
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(instance.log.toFile()));
