@@ -1,7 +1,6 @@
 package dev.tally.launcher;
 
 import dev.tally.common.CompactedTopicView;
-import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.common.QuarantineDecisions;
 import dev.tally.schema.QuarantineRecord;
@@ -10,7 +9,7 @@ import dev.tally.schemas.Topics;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 /** {@code ./tally quarantine list|release ID|discard ID}: the review queue, straight on Kafka. */
@@ -24,12 +23,12 @@ final class QuarantineCommand implements Callable<Integer> {
     @Parameters(index = "1", arity = "0..1", paramLabel = "ID", description = "the held command id, for release and discard")
     String id;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Override
     public Integer call() throws InterruptedException {
-        KafkaSettings kafka = KafkaSettings.from(bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap));
+        KafkaSettings kafka = kafkaOption.kafka();
         try (var view = new CompactedTopicView<>(kafka, Topics.QUARANTINE)) {
             while (!view.caughtUp()) {
                 Thread.sleep(50);

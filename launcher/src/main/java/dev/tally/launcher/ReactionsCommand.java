@@ -1,13 +1,13 @@
 package dev.tally.launcher;
 
 import dev.tally.common.CompactedTopicView;
-import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.schema.ReactionType;
 import dev.tally.schemas.Topics;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -27,12 +27,12 @@ final class ReactionsCommand implements Callable<Integer> {
     @Option(names = "--icon-url", description = "icon URL (add)")
     String iconUrl;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Override
     public Integer call() throws InterruptedException {
-        KafkaSettings kafka = KafkaSettings.from(bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap));
+        KafkaSettings kafka = kafkaOption.kafka();
         try (var view = new CompactedTopicView<>(kafka, Topics.REACTION_TYPES)) {
             while (!view.caughtUp()) {
                 Thread.sleep(50);

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -30,12 +31,12 @@ final class ReconcileCommand implements Callable<Integer> {
     @Option(names = "--repair", description = "write one correction per drifting item to tally.count-deltas")
     boolean repair;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Override
     public Integer call() throws InterruptedException {
-        Env env = bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap);
+        Env env = kafkaOption.env();
         KafkaSettings kafka = KafkaSettings.from(env);
         try (var reconciler = new Reconciler(kafka, CountProjectorConfig.from(env).applicationId())) {
             ProgressBar bar = new ProgressBar(System.err);

@@ -18,6 +18,7 @@ import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -36,15 +37,15 @@ final class TailCommand implements Callable<Integer> {
     @Option(names = "--max", paramLabel = "N", description = "stop after N records")
     Long max;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Option(names = "--idle-exit", paramLabel = "DURATION", hidden = true, description = "stop when idle this long (tests)")
     String idleExit;
 
     @Override
     public Integer call() throws Exception {
-        Env env = bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap);
+        Env env = kafkaOption.env();
         KafkaSettings kafka = KafkaSettings.from(env);
         Topic<?, ?> t = Topics.byName(topic);
         var props = kafka.clientProps("tally-tail");

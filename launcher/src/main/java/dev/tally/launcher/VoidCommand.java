@@ -1,6 +1,5 @@
 package dev.tally.launcher;
 
-import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.common.TopicScan;
 import dev.tally.schema.CommandAction;
@@ -18,6 +17,7 @@ import java.util.concurrent.Callable;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,15 +32,15 @@ final class VoidCommand implements Callable<Integer> {
     @Option(names = "--voter", required = true, paramLabel = "HASH", description = "the voter's hash (64 hex characters)")
     String voter;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "Kafka bootstrap servers")
-    String bootstrap;
+    @Mixin
+    KafkaOption kafkaOption;
 
     @Override
     public Integer call() throws Exception {
         if (!voter.matches("[0-9a-f]{64}")) {
             throw new IllegalArgumentException("--voter takes the voter's hash: 64 lowercase hex characters");
         }
-        KafkaSettings kafka = KafkaSettings.from(bootstrap == null ? Env.system() : Env.system().with("TALLY_BOOTSTRAP", bootstrap));
+        KafkaSettings kafka = kafkaOption.kafka();
         Map<String, VoterItemState> held = currentState(kafka);
         int votes = 0;
         int reactions = 0;
