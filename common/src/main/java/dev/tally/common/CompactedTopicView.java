@@ -54,6 +54,13 @@ public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable 
         return caughtUp;
     }
 
+    /** Blocks until {@link #caughtUp()}: what a one-shot CLI command needs before it reads the view. */
+    public void awaitCaughtUp() throws InterruptedException {
+        while (!caughtUp) {
+            Thread.sleep(50);
+        }
+    }
+
     @Override
     public void applyLocal(String key, V value) {
         values.put(key, value);

@@ -30,9 +30,7 @@ final class QuarantineCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         KafkaSettings kafka = kafkaOption.kafka();
         try (var view = new CompactedTopicView<>(kafka, Topics.QUARANTINE)) {
-            while (!view.caughtUp()) {
-                Thread.sleep(50);
-            }
+            view.awaitCaughtUp();
             if (action.equals("list")) {
                 view.snapshot().values().stream().filter(r -> r.getStatus() == QuarantineStatus.HELD)
                         .sorted(Comparator.comparing(QuarantineRecord::getDecidedAt))

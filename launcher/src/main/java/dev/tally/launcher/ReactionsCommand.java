@@ -34,9 +34,7 @@ final class ReactionsCommand implements Callable<Integer> {
     public Integer call() throws InterruptedException {
         KafkaSettings kafka = kafkaOption.kafka();
         try (var view = new CompactedTopicView<>(kafka, Topics.REACTION_TYPES)) {
-            while (!view.caughtUp()) {
-                Thread.sleep(50);
-            }
+            view.awaitCaughtUp();
             switch (action) {
                 case "list" -> view.snapshot().values().stream().sorted(ReactionRegistry.DISPLAY_ORDER).forEach(t ->
                         System.out.printf("%-12s %-8s %-20s %s%n", t.getCode(), t.getActive() ? "active" : "retired",
