@@ -89,6 +89,13 @@ final class ProcessorDriver implements AutoCloseable {
         return outcomes.readValue();
     }
 
+    /** An up-vote ({@code set} mode) by {@code voter} on {@code item}, received at {@code at}, and its answer. */
+    VoteOutcome voteAt(String voter, String item, Instant at) {
+        VoteCommand c = vote(voter, item, 1, VoteMode.SET);
+        c.setReceivedAt(at);
+        return send(c);
+    }
+
     @Override
     public void close() {
         driver.close();

@@ -45,12 +45,6 @@ class QuarantineTest {
         p.close();
     }
 
-    private VoteOutcome voteAt(String voter, String item, Instant at) {
-        VoteCommand c = vote(voter, item, 1, VoteMode.SET);
-        c.setReceivedAt(at);
-        return p.send(c);
-    }
-
     private void burst(String item, Instant from) {
         String key = "item:post:" + item;
         flags.pipeInput(key, new FraudFlag(key, FlagKind.BURST, "test burst", from, from.plus(Duration.ofMinutes(10))));
@@ -65,7 +59,7 @@ class QuarantineTest {
     void aNewVoterOnABurstingItemIsAnsweredAsCountedButHeldOutOfTheCounts() {
         burst("hot", T0);
 
-        VoteOutcome answer = voteAt("newcomer", "hot", T0.plusSeconds(5));
+        VoteOutcome answer = p.voteAt("newcomer", "hot", T0.plusSeconds(5));
 
         assertThat(answer.getOutcome()).isEqualTo(Outcome.ACCEPTED);
         assertThat(answer.getAfter().getVote()).isEqualTo(1);
@@ -78,10 +72,10 @@ class QuarantineTest {
 
     @Test
     void aVoterWithHistoryIsCountedDuringABurst() {
-        voteAt("regular", "elsewhere", T0.minusSeconds(3600));
+        p.voteAt("regular", "elsewhere", T0.minusSeconds(3600));
         burst("hot", T0);
 
-        voteAt("regular", "hot", T0.plusSeconds(5));
+        p.voteAt("regular", "hot", T0.plusSeconds(5));
 
         assertThat(quarantine.isEmpty()).isTrue();
         assertThat(flushedUpvotes()).isEqualTo(2);
@@ -90,7 +84,7 @@ class QuarantineTest {
     @Test
     void aReleaseAppliesTheHeldVoteExactlyOnce() {
         burst("hot", T0);
-        voteAt("newcomer", "hot", T0.plusSeconds(5));
+        p.voteAt("newcomer", "hot", T0.plusSeconds(5));
         QuarantineRecord held = quarantine.readValue();
         flushedUpvotes();
 
@@ -108,7 +102,7 @@ class QuarantineTest {
     @Test
     void aDiscardIsRecordedAndCountsNothing() {
         burst("hot", T0);
-        voteAt("newcomer", "hot", T0.plusSeconds(5));
+        p.voteAt("newcomer", "hot", T0.plusSeconds(5));
         QuarantineRecord held = quarantine.readValue();
 
         decisions.pipeInput("newcomer", QuarantineRecord.newBuilder(held).setStatus(QuarantineStatus.DISCARDED).setReason("spam").build());

@@ -25,19 +25,13 @@ class VoterQuotasTest {
         p.close();
     }
 
-    private VoteOutcome voteAt(String voter, String item, Instant at) {
-        VoteCommand c = vote(voter, item, 1, VoteMode.SET);
-        c.setReceivedAt(at);
-        return p.send(c);
-    }
-
     @Test
     void shouldRefuseTheVoteOverTheWindowWithSecondsUntilASlotFrees() {
-        voteAt("v", "a", T0);
-        voteAt("v", "b", T0.plusSeconds(10));
-        voteAt("v", "c", T0.plusSeconds(20));
+        p.voteAt("v", "a", T0);
+        p.voteAt("v", "b", T0.plusSeconds(10));
+        p.voteAt("v", "c", T0.plusSeconds(20));
 
-        VoteOutcome refused = voteAt("v", "d", T0.plusSeconds(30));
+        VoteOutcome refused = p.voteAt("v", "d", T0.plusSeconds(30));
 
         assertThat(refused.getStatus()).isEqualTo(OutcomeStatus.REJECTED);
         assertThat(refused.getError()).isEqualTo("rate-limited");
@@ -47,57 +41,57 @@ class VoterQuotasTest {
 
     @Test
     void shouldAllowTheVoteOnceTheOldestLeavesTheWindowExactlyAtItsEdge() {
-        voteAt("v", "a", T0);
-        voteAt("v", "b", T0.plusSeconds(1));
-        voteAt("v", "c", T0.plusSeconds(2));
+        p.voteAt("v", "a", T0);
+        p.voteAt("v", "b", T0.plusSeconds(1));
+        p.voteAt("v", "c", T0.plusSeconds(2));
 
-        assertThat(voteAt("v", "d", T0.plusMillis(59_999)).getError()).isEqualTo("rate-limited");
-        assertThat(voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+        assertThat(p.voteAt("v", "d", T0.plusMillis(59_999)).getError()).isEqualTo("rate-limited");
+        assertThat(p.voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
     }
 
     @Test
     void shouldNotBurnQuotaOnUnchangedVotesOrRefusals() {
-        voteAt("v", "a", T0);
+        p.voteAt("v", "a", T0);
         for (int i = 0; i < 10; i++) {
-            assertThat(voteAt("v", "a", T0.plusSeconds(i)).getOutcome()).isEqualTo(Outcome.UNCHANGED);
+            assertThat(p.voteAt("v", "a", T0.plusSeconds(i)).getOutcome()).isEqualTo(Outcome.UNCHANGED);
         }
-        voteAt("v", "b", T0.plusSeconds(11));
-        voteAt("v", "c", T0.plusSeconds(12));
+        p.voteAt("v", "b", T0.plusSeconds(11));
+        p.voteAt("v", "c", T0.plusSeconds(12));
 
-        assertThat(voteAt("v", "d", T0.plusSeconds(13)).getError()).isEqualTo("rate-limited");
-        assertThat(voteAt("v", "d", T0.plusSeconds(14)).getError()).as("refusals do not count either")
+        assertThat(p.voteAt("v", "d", T0.plusSeconds(13)).getError()).isEqualTo("rate-limited");
+        assertThat(p.voteAt("v", "d", T0.plusSeconds(14)).getError()).as("refusals do not count either")
                 .isEqualTo("rate-limited");
-        assertThat(voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+        assertThat(p.voteAt("v", "d", T0.plusSeconds(60)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
     }
 
     @Test
     void shouldKeepEachVotersWindowApart() {
-        voteAt("alice", "a", T0);
-        voteAt("alice", "b", T0);
-        voteAt("alice", "c", T0);
+        p.voteAt("alice", "a", T0);
+        p.voteAt("alice", "b", T0);
+        p.voteAt("alice", "c", T0);
 
-        assertThat(voteAt("bob", "a", T0).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+        assertThat(p.voteAt("bob", "a", T0).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
     }
 
     @Test
     void shouldRefuseOverTheDailyQuotaUntilUtcMidnight() {
         for (int i = 0; i < 5; i++) {
-            assertThat(voteAt("v", "i" + i, T0.plusSeconds(i * 120L)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
+            assertThat(p.voteAt("v", "i" + i, T0.plusSeconds(i * 120L)).getStatus()).isEqualTo(OutcomeStatus.APPLIED);
         }
-        VoteOutcome refused = voteAt("v", "i5", T0.plusSeconds(900));
+        VoteOutcome refused = p.voteAt("v", "i5", T0.plusSeconds(900));
 
         assertThat(refused.getError()).isEqualTo("quota-exceeded");
         assertThat(refused.getRetryAfterSeconds()).isEqualTo(Duration.between(T0.plusSeconds(900),
                 Instant.parse("2026-12-01T00:00:00Z")).toSeconds());
-        assertThat(voteAt("v", "i5", Instant.parse("2026-12-01T00:00:00Z")).getStatus())
+        assertThat(p.voteAt("v", "i5", Instant.parse("2026-12-01T00:00:00Z")).getStatus())
                 .as("a new UTC day").isEqualTo(OutcomeStatus.APPLIED);
     }
 
     @Test
     void aModeratorsRetractionIsNotChargedToTheVoter() {
-        voteAt("v", "a", T0);
-        voteAt("v", "b", T0);
-        voteAt("v", "c", T0);
+        p.voteAt("v", "a", T0);
+        p.voteAt("v", "b", T0);
+        p.voteAt("v", "c", T0);
         VoteCommand retraction = vote("v", "a", 0, VoteMode.SET);
         retraction.setReceivedAt(T0.plusSeconds(1));
         retraction.setModeration(true);
