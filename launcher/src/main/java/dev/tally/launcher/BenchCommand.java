@@ -5,6 +5,7 @@ import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.launcher.bench.BenchResult;
 import dev.tally.launcher.bench.Chaos;
+import dev.tally.launcher.bench.CpuAccount;
 import dev.tally.launcher.bench.EventLog;
 import dev.tally.launcher.bench.HttpLoad;
 import dev.tally.launcher.bench.KafkaLoad;
@@ -204,6 +205,7 @@ final class BenchCommand implements Callable<Integer> {
         KafkaSettings kafka = node.runtime().kafka();
         int partitions = commandPartitions(kafka);
         String base = "http://127.0.0.1:" + node.httpPort();
+        CpuAccount cpu = new CpuAccount().start();
         long start = System.nanoTime();
         long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
         LoadStats stats = new LoadStats(target, sendDeadline, rate);
@@ -251,6 +253,8 @@ final class BenchCommand implements Callable<Integer> {
                 Thread.sleep(50);
             }
             visibleEnd = follower.lastRecordNanos();
+            Map<String, Double> cpuPerVote = cpu.microsPerVote(stats.acknowledged());
+            err.println("bench: CPU µs per vote by stage: " + cpuPerVote);
             if (behind > 0) {
                 err.println("bench: " + behind + " items' views still behind the log after 120 s");
             }
@@ -277,7 +281,7 @@ final class BenchCommand implements Callable<Integer> {
                     reads.latencies().percentileMillis(99), rssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0,
-                    drill == null ? null : drill.kills());
+                    drill == null ? null : drill.kills(), cpuPerVote);
         }
     }
 

@@ -15,12 +15,15 @@ import java.util.Map;
  * @param ackVotesPerSecond acknowledged votes per second of the send phase alone
  * @param viewMismatches  items whose view (latest {@code tally.item-counts}) differs from the log's totals
  * @param chaosKills      SIGKILLs delivered to vote-processor processes ({@code --chaos}), else null
+ * @param cpuMicrosPerVote CPU µs per acknowledged vote by stage ({@link CpuAccount}), from the first send until
+ *                        the views caught up
  */
 public record BenchResult(String workload, String path, long votes, long votesPerSecond, Long postgresVotesPerSecond,
                           long acknowledged, long counted, long lost, long doubleCounted,
                           Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
                           long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
-                          double seconds, Integer chaosKills) {
+                          double seconds, Integer chaosKills,
+                          Map<String, Double> cpuMicrosPerVote) {
 
     /** The fields the contract requires, in its order. */
     public static final List<String> CONTRACT_FIELDS = List.of("workload", "votes", "tally_votes_per_s",
@@ -53,6 +56,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         if (chaosKills != null) {
             m.put("chaos_kills", chaosKills);
         }
+        m.put("cpu_us_per_vote", cpuMicrosPerVote);
         return m;
     }
 
@@ -60,7 +64,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
     public BenchResult withPostgres(long postgresVotesPerSecond) {
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, chaosKills);
+                visibleSamples, seconds, chaosKills, cpuMicrosPerVote);
     }
 
     public String toJson() {

@@ -1,0 +1,80 @@
+package dev.tally.launcher.bench;
+
+import com.sun.management.OperatingSystemMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * Where the bench process's CPU goes, by stage: the CPU time of every live thread, grouped by what its
+ * name says it serves, and the rest of the process (collector, JIT compiler, threads that ended) as
+ * {@code jvm}. Two snapshots around a run give CPU microseconds per vote, a figure that moves far less
+ * with a busy host than votes per second do.
+ */
+public final class CpuAccount {
+    /** Stage → thread-name pattern, first match wins; the order is the report's. */
+    private static final List<Map.Entry<String, Pattern>> STAGES = List.of(
+            Map.entry("vote-processor", Pattern.compile("vote-processor")),
+            Map.entry("fraud-detector", Pattern.compile("fraud-detector")),
+            Map.entry("count-projector", Pattern.compile("count-projector")),
+            Map.entry("broker", Pattern.compile("kafka-request-handler|kafka-network-thread|AddPartitions|TxnMarker"
+                    + "|group-coordinator|share-coordinator|quorum|raft|metadata|ReplicaFetcher|kafka-log|log-"
+                    + "|kafka-scheduler|broker-|controller|executor-|ExpirationReaper|transaction-")),
+            Map.entry("views-and-ranking", Pattern.compile("tally-view|ranking|live-updates|outcome-listener")),
+            Map.entry("http-server", Pattern.compile("^qtp|JettyScheduler")),
+            Map.entry("load-generator", Pattern.compile("^bench-|tally-bench|HttpClient")));
+
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    private final OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    private Map<String, Long> start;
+
+    /** Takes the first snapshot. */
+    public CpuAccount start() {
+        start = snapshot();
+        return this;
+    }
+
+    /** CPU µs per vote by stage since {@link #start}, {@code total} last. */
+    public Map<String, Double> microsPerVote(long votes) {
+        Map<String, Long> end = snapshot();
+        Map<String, Double> out = new LinkedHashMap<>();
+        end.forEach((stage, nanos) -> out.put(stage,
+                Math.round((nanos - start.getOrDefault(stage, 0L)) / 1e3 / Math.max(1, votes) * 10) / 10.0));
+        return out;
+    }
+
+    private Map<String, Long> snapshot() {
+        Map<String, Long> byStage = new LinkedHashMap<>();
+        STAGES.forEach(s -> byStage.put(s.getKey(), 0L));
+        byStage.put("other-threads", 0L);
+        long sum = 0;
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            long cpu = threads.getThreadCpuTime(info.getThreadId());
+            if (cpu <= 0) {
+                continue;
+            }
+            sum += cpu;
+            byStage.merge(stageOf(info.getThreadName()), cpu, Long::sum);
+        }
+        long process = os.getProcessCpuTime();
+        byStage.put("jvm", Math.max(0, process - sum));
+        byStage.put("total", process);
+        return byStage;
+    }
+
+    static String stageOf(String threadName) {
+        for (Map.Entry<String, Pattern> s : STAGES) {
+            if (s.getValue().matcher(threadName).find()) {
+                return s.getKey();
+            }
+        }
+        return "other-threads";
+    }
+}

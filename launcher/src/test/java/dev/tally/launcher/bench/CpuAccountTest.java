@@ -1,0 +1,42 @@
+package dev.tally.launcher.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CpuAccountTest {
+
+    @Test
+    void threadsAreGroupedByTheStageTheirNameNames() {
+        assertThat(CpuAccount.stageOf("tally-vote-processor-6f1c2a3b-8853-4b94-8fe0-196df272cb64-StreamThread-1"))
+                .isEqualTo("vote-processor");
+        assertThat(CpuAccount.stageOf("kafka-producer-network-thread | tally-fraud-detector-StreamThread-1-producer"))
+                .isEqualTo("fraud-detector");
+        assertThat(CpuAccount.stageOf("data-plane-kafka-request-handler-3")).isEqualTo("broker");
+        assertThat(CpuAccount.stageOf("qtp123456-42")).isEqualTo("http-server");
+        assertThat(CpuAccount.stageOf("bench-producer-0")).isEqualTo("load-generator");
+        assertThat(CpuAccount.stageOf("something-else")).isEqualTo("other-threads");
+    }
+
+    @Test
+    void aBusyThreadShowsUpInItsStageAndInTheTotal() throws Exception {
+        CpuAccount account = new CpuAccount().start();
+        Thread busy = new Thread(() -> {
+            long x = 0;
+            long until = System.nanoTime() + 200_000_000L;
+            while (System.nanoTime() < until) {
+                x += System.nanoTime() % 7;
+            }
+            if (x == 42) {
+                System.out.print("");
+            }
+        }, "tally-count-projector-StreamThread-1");
+        busy.start();
+        Thread.sleep(150); // measured while it runs: an ended thread's time counts as jvm
+        Map<String, Double> perVote = account.microsPerVote(1);
+        busy.join();
+        assertThat(perVote.get("count-projector")).isGreaterThan(10_000.0);
+        assertThat(perVote.get("total")).isGreaterThanOrEqualTo(perVote.get("count-projector"));
+    }
+}
