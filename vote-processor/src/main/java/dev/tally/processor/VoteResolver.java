@@ -3,7 +3,6 @@ package dev.tally.processor;
 import dev.tally.common.CommandChecks;
 import dev.tally.common.Rejection;
 import dev.tally.common.VoterState;
-import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.Outcome;
@@ -19,11 +18,8 @@ import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -75,7 +71,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     private KeyValueStore<String, VoterItemState> states;
     private KeyValueStore<String, Long> offsets;
     private KeyValueStore<String, Double> weights;
-    private KeyValueStore<String, CountDelta> pending;
+    private PendingDeltas pending;
     private KeyValueStore<String, IdempotencyRecord> idempotency;
     private KeyValueStore<String, ReactionType> registry;
     private KeyValueStore<String, ItemStatus> catalog;
@@ -93,7 +89,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         states = context.getStateStore(VoteTopology.VOTER_ITEM_STORE);
         offsets = context.getStateStore(VoteTopology.VOTER_ITEM_OFFSETS_STORE);
         weights = context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE);
-        pending = context.getStateStore(VoteTopology.PENDING_DELTAS_STORE);
+        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE));
         idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
         registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
         catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
@@ -223,7 +219,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                     weights.delete(stateKey); // absent means full weight: most votes never write this store
                 }
             }
-            addToPending(itemKey, command, before, after, weightBefore, weightAfter, source);
+            pending.add(itemKey, command.getItemType(), command.getItemId(), before, after, weightBefore, weightAfter,
+                    source.partition(), source.offset());
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
@@ -266,45 +263,10 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         }
     }
 
-    private void addToPending(String itemKey, VoteCommand command, VoterState before, VoterState after,
-                              double weightBefore, double weightAfter, RecordMetadata source) {
-        CountDelta delta = pending.get(itemKey);
-        if (delta == null) {
-            delta = CountDelta.newBuilder().setItemType(command.getItemType()).setItemId(command.getItemId())
-                    .setReactions(new HashMap<>()).setSourcePartition(source.partition())
-                    .setThroughOffset(source.offset()).build();
-        }
-        int upBefore = before.vote() == 1 ? 1 : 0;
-        int upAfter = after.vote() == 1 ? 1 : 0;
-        int downBefore = before.vote() == -1 ? 1 : 0;
-        int downAfter = after.vote() == -1 ? 1 : 0;
-        delta.setUpvotes(delta.getUpvotes() + upAfter - upBefore);
-        delta.setDownvotes(delta.getDownvotes() + downAfter - downBefore);
-        delta.setWeightedUp(delta.getWeightedUp() + weightAfter * upAfter - weightBefore * upBefore);
-        delta.setWeightedDown(delta.getWeightedDown() + weightAfter * downAfter - weightBefore * downBefore);
-        if (!Objects.equals(before.reaction(), after.reaction())) {
-            var reactions = new HashMap<>(delta.getReactions());
-            if (before.reaction() != null) {
-                reactions.merge(before.reaction(), -1L, Long::sum);
-            }
-            if (after.reaction() != null) {
-                reactions.merge(after.reaction(), 1L, Long::sum);
-            }
-            delta.setReactions(reactions);
-        }
-        if (source.partition() >= 0) {
-            delta.setSourcePartition(source.partition());
-            delta.setThroughOffset(Math.max(delta.getThroughOffset(), source.offset()));
-        }
-        pending.put(itemKey, delta);
-    }
-
     /** Forwards every pending delta (one record per item touched since the last flush) and clears them. */
     private void flush(long timestamp) {
-        for (KeyValue<String, CountDelta> entry : drain(pending)) {
-            context().forward(new Record<>(entry.key, (Object) entry.value, timestamp), VoteTopology.DELTAS_SINK);
-            pending.delete(entry.key);
-        }
+        pending.flush((itemKey, delta) ->
+                context().forward(new Record<>(itemKey, (Object) delta, timestamp), VoteTopology.DELTAS_SINK));
     }
 
     /** Drops idempotency keys past their expiry; lookups already ignore them, this frees the space. */
@@ -318,14 +280,6 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             });
         }
         expired.forEach(idempotency::delete);
-    }
-
-    private static <V> List<KeyValue<String, V>> drain(KeyValueStore<String, V> store) {
-        List<KeyValue<String, V>> all = new ArrayList<>();
-        try (KeyValueIterator<String, V> it = store.all()) {
-            it.forEachRemaining(all::add);
-        }
-        return all;
     }
 
     static String stateKey(String voter, String itemKey) {

@@ -88,9 +88,12 @@ public final class VoteTopology {
         return topology;
     }
 
-    /** A read-only copy of a compacted topic in every instance, kept by {@link GlobalStoreUpdater}. */
+    /**
+     * A read-only copy of a compacted topic in every instance, kept by {@link GlobalStoreUpdater}. In memory:
+     * registry, catalogue and flags are small and read on every vote, and are rebuilt from their topics at start.
+     */
     private static <V> void addGlobalTable(Topology topology, Topic<String, V> topic, String storeName) {
-        topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(storeName),
+        topology.addGlobalStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(storeName),
                         topic.keySerde(), topic.valueSerde()).withLoggingDisabled(),
                 storeName + "-source", topic.keySerde().deserializer(), topic.valueSerde().deserializer(),
                 topic.name(), storeName + "-updater", () -> new GlobalStoreUpdater<V>(storeName));

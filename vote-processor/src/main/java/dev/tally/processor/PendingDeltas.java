@@ -1,0 +1,79 @@
+package dev.tally.processor;
+
+import dev.tally.common.VoterState;
+import dev.tally.schema.CountDelta;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.BiConsumer;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The count deltas of one task not yet forwarded, one per item (design note 3). The changelogged,
+ * cached store {@value VoteTopology#PENDING_DELTAS_STORE} is what makes them exact: after a crash it comes
+ * back as of the last committed transaction and the input replays from there. This class keeps a copy
+ * of the store's live entries in memory, loaded once when the task starts, so a flush touches only the
+ * items changed since the last one; scanning the store instead costs a walk over the tombstones of every
+ * item flushed since RocksDB last compacted (measured at 16% of the processor's CPU, growing with the
+ * number of items touched).
+ */
+final class PendingDeltas {
+    private final KeyValueStore<String, CountDelta> store;
+    private final Map<String, CountDelta> live = new LinkedHashMap<>();
+
+    PendingDeltas(KeyValueStore<String, CountDelta> store) {
+        this.store = store;
+        try (KeyValueIterator<String, CountDelta> it = store.all()) {
+            it.forEachRemaining(e -> live.put(e.key, e.value));
+        }
+    }
+
+    /**
+     * Adds one voter's change on an item to its pending delta.
+     *
+     * @param partition the command's partition, or -1 for a released vote (no command offset of its own)
+     */
+    void add(String itemKey, String itemType, String itemId, VoterState before, VoterState after,
+             double weightBefore, double weightAfter, int partition, long offset) {
+        CountDelta delta = live.get(itemKey);
+        if (delta == null) {
+            delta = CountDelta.newBuilder().setItemType(itemType).setItemId(itemId)
+                    .setReactions(new HashMap<>()).setSourcePartition(partition).setThroughOffset(offset).build();
+        }
+        int upBefore = before.vote() == 1 ? 1 : 0;
+        int upAfter = after.vote() == 1 ? 1 : 0;
+        int downBefore = before.vote() == -1 ? 1 : 0;
+        int downAfter = after.vote() == -1 ? 1 : 0;
+        delta.setUpvotes(delta.getUpvotes() + upAfter - upBefore);
+        delta.setDownvotes(delta.getDownvotes() + downAfter - downBefore);
+        delta.setWeightedUp(delta.getWeightedUp() + weightAfter * upAfter - weightBefore * upBefore);
+        delta.setWeightedDown(delta.getWeightedDown() + weightAfter * downAfter - weightBefore * downBefore);
+        if (!Objects.equals(before.reaction(), after.reaction())) {
+            Map<String, Long> reactions = new HashMap<>(delta.getReactions());
+            if (before.reaction() != null) {
+                reactions.merge(before.reaction(), -1L, Long::sum);
+            }
+            if (after.reaction() != null) {
+                reactions.merge(after.reaction(), 1L, Long::sum);
+            }
+            delta.setReactions(reactions);
+        }
+        if (partition >= 0) {
+            delta.setSourcePartition(partition);
+            delta.setThroughOffset(Math.max(delta.getThroughOffset(), offset));
+        }
+        live.put(itemKey, delta);
+        store.put(itemKey, delta);
+    }
+
+    /** Hands every pending delta to {@code forward} (in the order the items were first touched) and clears them. */
+    void flush(BiConsumer<String, CountDelta> forward) {
+        for (Map.Entry<String, CountDelta> e : live.entrySet()) {
+            forward.accept(e.getKey(), e.getValue());
+            store.delete(e.getKey());
+        }
+        live.clear();
+    }
+}
