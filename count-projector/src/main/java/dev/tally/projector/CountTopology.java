@@ -46,7 +46,11 @@ public final class CountTopology {
                 .setWatermarks(new HashMap<>()).setFirstVoteAt(Instant.EPOCH).setUpdatedAt(Instant.EPOCH).build();
     }
 
-    /** Adds one delta to the running counts and advances the watermark of the delta's source partition. */
+    /**
+     * Adds one delta to the running counts and advances the watermark of the delta's source partition.
+     * Times come from the delta's commands, never from this clock, so a replay of the deltas gives the same
+     * view (and the same hot ranks); a delta without times (a reconcile correction) leaves them as they are.
+     */
     static ItemCounts fold(ItemCounts total, CountDelta delta) {
         Map<String, Long> reactions = new HashMap<>(total.getReactions());
         delta.getReactions().forEach((code, n) -> reactions.merge(code, n, Long::sum));
@@ -55,7 +59,11 @@ public final class CountTopology {
         if (delta.getSourcePartition() >= 0) { // a reconcile correction (-1) reflects no command offset
             watermarks.merge(Integer.toString(delta.getSourcePartition()), delta.getThroughOffset(), Math::max);
         }
-        Instant now = Instant.now();
+        Instant first = delta.getFirstReceivedAt();
+        Instant firstVoteAt = total.getFirstVoteAt().equals(Instant.EPOCH)
+                || (!first.equals(Instant.EPOCH) && first.isBefore(total.getFirstVoteAt())) ? first : total.getFirstVoteAt();
+        Instant updatedAt = delta.getLastReceivedAt().isAfter(total.getUpdatedAt()) ? delta.getLastReceivedAt()
+                : total.getUpdatedAt();
         return ItemCounts.newBuilder()
                 .setItemType(delta.getItemType()).setItemId(delta.getItemId())
                 .setUpvotes(total.getUpvotes() + delta.getUpvotes())
@@ -63,8 +71,7 @@ public final class CountTopology {
                 .setWeightedUp(total.getWeightedUp() + delta.getWeightedUp())
                 .setWeightedDown(total.getWeightedDown() + delta.getWeightedDown())
                 .setReactions(reactions).setWatermarks(watermarks)
-                .setFirstVoteAt(total.getFirstVoteAt().equals(Instant.EPOCH) ? now : total.getFirstVoteAt())
-                .setUpdatedAt(now)
+                .setFirstVoteAt(firstVoteAt).setUpdatedAt(updatedAt)
                 .build();
     }
 }

@@ -6,6 +6,7 @@ import dev.tally.common.query.ItemCountsView;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -58,6 +59,26 @@ class CountTopologyTest {
         assertThat(c.getWatermarks()).containsOnly(Map.entry("0", 12L), Map.entry("5", 7L));
         assertThat(ItemCountsView.of(c, false).reflects(0, 12)).isTrue();
         assertThat(ItemCountsView.of(c, false).reflects(0, 13)).isFalse();
+    }
+
+    @Test
+    void timesComeFromTheVotesNotTheProjectorsClockSoAReplayGivesTheSameView() {
+        Instant first = Instant.parse("2026-11-01T10:00:00Z");
+        CountDelta d1 = delta(1, 0, Map.of(), 0, 1);
+        d1.setFirstReceivedAt(first);
+        d1.setLastReceivedAt(first.plusSeconds(5));
+        CountDelta late = delta(1, 0, Map.of(), 1, 1); // another partition's older votes arrive later
+        late.setFirstReceivedAt(first.minusSeconds(60));
+        late.setLastReceivedAt(first.minusSeconds(30));
+        CountDelta correction = delta(0, 1, Map.of(), -1, -1); // a reconcile correction carries no times
+
+        deltas.pipeInput("post:1", d1);
+        deltas.pipeInput("post:1", late);
+        deltas.pipeInput("post:1", correction);
+
+        ItemCounts c = driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get("post:1");
+        assertThat(c.getFirstVoteAt()).isEqualTo(first.minusSeconds(60));
+        assertThat(c.getUpdatedAt()).isEqualTo(first.plusSeconds(5));
     }
 
     @Test

@@ -17,9 +17,10 @@ import org.apache.kafka.streams.state.Stores;
 
 /**
  * The fraud-detector topology, a Streams application of its own beside the vote path. It reads
- * {@code tally.vote-commands}, repartitions them by hashed network ({@link NetworkWatch}: clustering and
- * network quotas, store {@value #NETWORK_STORE}) and by item ({@link ItemWatch}: bursts, store
- * {@value #ITEM_STORE}), and writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
+ * {@code tally.vote-commands} and repartitions those that carry a network by hashed network
+ * ({@link NetworkWatch}: clustering and network quotas, store {@value #NETWORK_STORE}); it reads the
+ * vote-processor's {@code tally.count-deltas}, already keyed by item, for bursts ({@link ItemWatch}, store
+ * {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
  * API and the vote-processor read.
  */
 public final class FraudTopology {
@@ -46,10 +47,8 @@ public final class FraudTopology {
                         .withKeySerde(commands.keySerde()).withValueSerde(commands.valueSerde()))
                 .process(() -> new NetworkWatch(config), Named.as("watch-networks"), NETWORK_STORE)
                 .to(flags.name(), toFlags.withName("network-flags-sink"));
-        source.filter((voter, c) -> c != null, Named.as("commands"))
-                .selectKey((voter, c) -> Topics.itemKey(c.getItemType(), c.getItemId()), Named.as("key-by-item"))
-                .repartition(Repartitioned.<String, VoteCommand>as("by-item")
-                        .withKeySerde(commands.keySerde()).withValueSerde(commands.valueSerde()))
+        var deltas = Topics.COUNT_DELTAS;
+        builder.stream(deltas.name(), Consumed.with(deltas.keySerde(), deltas.valueSerde()).withName("fraud-deltas-source"))
                 .process(() -> new ItemWatch(config), Named.as("watch-items"), ITEM_STORE)
                 .to(flags.name(), Produced.with(flags.keySerde(), flags.valueSerde()).withName("item-flags-sink"));
         return builder.build();

@@ -3,7 +3,7 @@ package dev.tally.fraud;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemBurst;
-import dev.tally.schema.VoteCommand;
+import dev.tally.schema.CountDelta;
 import java.time.Instant;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -11,14 +11,16 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Per item (commands repartitioned by item): counts votes per {@code burstWindow} and keeps the running
+ * Per item, fed by the vote-processor's count deltas ({@code tally.count-deltas}, already keyed by item,
+ * so no command is read or repartitioned a second time): counts the commands each delta sums, at the
+ * delta's latest command time, per {@code burstWindow} and keeps the running
  * mean and variance of past windows (Welford; empty windows in between count as zeros, up to 12). A
  * window whose count exceeds {@code max(burstFloor, mean + 3σ)} raises a burst flag
  * ({@code item:<type>:<id>}) for two windows: the vote-processor then holds votes from voters without
  * history (seed 000). The floor catches a fresh item hit by 40 new voters within seconds, which has no
  * history to have a mean.
  */
-final class ItemWatch extends ContextualProcessor<String, VoteCommand, String, FraudFlag> {
+final class ItemWatch extends ContextualProcessor<String, CountDelta, String, FraudFlag> {
     private static final int MAX_EMPTY_WINDOWS = 12;
     private final FraudDetectorConfig config;
     private KeyValueStore<String, ItemBurst> store;
@@ -34,12 +36,12 @@ final class ItemWatch extends ContextualProcessor<String, VoteCommand, String, F
     }
 
     @Override
-    public void process(Record<String, VoteCommand> record) {
-        VoteCommand c = record.value();
-        if (c == null) {
+    public void process(Record<String, CountDelta> record) {
+        CountDelta d = record.value();
+        if (d == null || d.getCommands() <= 0) { // a released vote or a reconcile correction: no new command
             return;
         }
-        long now = c.getReceivedAt().toEpochMilli();
+        long now = d.getLastReceivedAt().toEpochMilli();
         long windowMs = config.burstWindow().toMillis();
         long windowStart = Math.floorDiv(now, windowMs) * windowMs;
         ItemBurst b = store.get(record.key());
@@ -55,7 +57,7 @@ final class ItemWatch extends ContextualProcessor<String, VoteCommand, String, F
             b.setWindowStart(windowStart);
             b.setCount(0);
         }
-        b.setCount(b.getCount() + 1);
+        b.setCount(b.getCount() + d.getCommands());
         double threshold = Math.max(config.burstFloor(), threshold(b));
         if (b.getCount() > threshold && b.getFlaggedUntil() <= now) {
             long until = windowStart + 2 * windowMs;

@@ -3,6 +3,7 @@ package dev.tally.fraud;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.schema.CommandAction;
+import dev.tally.schema.CountDelta;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.VoteCommand;
@@ -26,6 +27,7 @@ class FraudTopologyTest {
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, VoteCommand> commands;
+    private final TestInputTopic<String, CountDelta> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
     FraudTopologyTest() {
@@ -35,6 +37,8 @@ class FraudTopologyTest {
         driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props);
         commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                 Topics.VOTE_COMMANDS.valueSerde().serializer());
+        deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
+                Topics.COUNT_DELTAS.valueSerde().serializer());
         flags = driver.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
                 Topics.FRAUD_FLAGS.valueSerde().deserializer());
     }
@@ -49,6 +53,14 @@ class FraudTopologyTest {
                 .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
                 .setVoteValue(1).setReceivedAt(at).build();
         commands.pipeInput(voter, c, at);
+        delta(item, 1, at); // what the vote-processor's count delta of this one command says
+    }
+
+    /** A count delta of the vote-processor summing {@code n} commands on {@code item}, the latest at {@code at}. */
+    private void delta(String item, int n, Instant at) {
+        deltas.pipeInput("post:" + item, CountDelta.newBuilder().setItemType("post").setItemId(item)
+                .setSourcePartition(0).setThroughOffset(0).setCommands(n).setFirstReceivedAt(at).setLastReceivedAt(at)
+                .build(), at);
     }
 
     @Test
@@ -123,6 +135,24 @@ class FraudTopologyTest {
         FraudFlag flag = flags.readValue();
         assertThat(flag.getKey()).isEqualTo("item:post:fresh");
         assertThat(flag.getKind()).isEqualTo(FlagKind.BURST);
+    }
+
+    @Test
+    void oneDeltaSummingManyCommandsCountsThemAll() {
+        delta("sum", 30, T0);
+        assertThat(flags.isEmpty()).as("30 is the floor").isTrue();
+
+        delta("sum", 1, T0.plusSeconds(1));
+
+        assertThat(flags.readValue().getKey()).isEqualTo("item:post:sum");
+    }
+
+    @Test
+    void aDeltaWithoutCommandsCountsNothing() {
+        for (int i = 0; i < 40; i++) {
+            delta("released", 0, T0.plusSeconds(i)); // released votes and reconcile corrections
+        }
+        assertThat(flags.isEmpty()).isTrue();
     }
 
     @Test

@@ -79,6 +79,8 @@ class AttackSimulationTest {
                     Topics.QUARANTINE.valueSerde().deserializer());
             var fraudIn = fraud.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                     Topics.VOTE_COMMANDS.valueSerde().serializer());
+            var fraudDeltas = fraud.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
+                    Topics.COUNT_DELTAS.valueSerde().serializer());
             var fraudOut = fraud.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
                     Topics.FRAUD_FLAGS.valueSerde().deserializer());
 
@@ -86,6 +88,7 @@ class AttackSimulationTest {
             Map<String, FraudFlag> flags = new HashMap<>();
             Map<Label, int[]> caught = new HashMap<>(); // [total, refused, quarantined]
             long accepted = 0;
+            long counted = 0;
             Set<String> held = new HashSet<>();
             for (Cast cast : traffic) {
                 VoteCommand c = cast.command();
@@ -95,13 +98,23 @@ class AttackSimulationTest {
                     tally[1]++;
                     continue;
                 }
-                fraudIn.pipeInput(c.getVoter(), c, c.getReceivedAt());
+                fraudIn.pipeInput(c.getVoter(), c, c.getReceivedAt()); // the network watch reads the commands
                 for (FraudFlag f : fraudOut.readValuesToList()) {
                     flags.put(f.getKey(), f);
                     processorFlags.pipeInput(f.getKey(), f);
                 }
                 commands.pipeInput(c.getVoter(), c, c.getReceivedAt());
                 VoteOutcome o = outcomes.readValue();
+                // the burst watch reads the processor's count deltas, flushed every 100 ms
+                processor.advanceWallClockTime(Duration.ofMillis(100));
+                for (var d : deltas.readKeyValuesToList()) {
+                    counted += d.value.getUpvotes() + d.value.getDownvotes();
+                    fraudDeltas.pipeInput(d.key, d.value, c.getReceivedAt());
+                }
+                for (FraudFlag f : fraudOut.readValuesToList()) {
+                    flags.put(f.getKey(), f);
+                    processorFlags.pipeInput(f.getKey(), f);
+                }
                 List<QuarantineRecord> q = quarantine.readValuesToList();
                 if (!q.isEmpty()) {
                     tally[2]++;
@@ -127,7 +140,7 @@ class AttackSimulationTest {
             }
             quarantine.readValuesToList().forEach(r -> heldRecords.put(r.getCommandId(), r));
             processor.advanceWallClockTime(Duration.ofMillis(200));
-            long counted = deltas.readValuesToList().stream().mapToLong(d -> d.getUpvotes() + d.getDownvotes()).sum();
+            counted += deltas.readValuesToList().stream().mapToLong(d -> d.getUpvotes() + d.getDownvotes()).sum();
 
             int attackTotal = 0;
             int attackCaught = 0;

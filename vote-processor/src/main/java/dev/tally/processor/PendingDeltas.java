@@ -2,6 +2,7 @@ package dev.tally.processor;
 
 import dev.tally.common.VoterState;
 import dev.tally.schema.CountDelta;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -31,17 +32,23 @@ final class PendingDeltas {
     }
 
     /**
+     * Counts one command on an item, whatever its outcome, for the burst watch, and moves the delta's
+     * position to it: every command, applied or not, advances the item's watermark.
+     */
+    void command(String itemKey, String itemType, String itemId, Instant receivedAt, int partition, long offset) {
+        CountDelta delta = entry(itemKey, itemType, itemId, receivedAt, partition, offset);
+        delta.setCommands(delta.getCommands() + 1);
+        store.put(itemKey, delta);
+    }
+
+    /**
      * Adds one voter's change on an item to its pending delta.
      *
      * @param partition the command's partition, or -1 for a released vote (no command offset of its own)
      */
-    void add(String itemKey, String itemType, String itemId, VoterState before, VoterState after,
-             double weightBefore, double weightAfter, int partition, long offset) {
-        CountDelta delta = live.get(itemKey);
-        if (delta == null) {
-            delta = CountDelta.newBuilder().setItemType(itemType).setItemId(itemId)
-                    .setReactions(new HashMap<>()).setSourcePartition(partition).setThroughOffset(offset).build();
-        }
+    void change(String itemKey, String itemType, String itemId, Instant receivedAt, VoterState before, VoterState after,
+                double weightBefore, double weightAfter, int partition, long offset) {
+        CountDelta delta = entry(itemKey, itemType, itemId, receivedAt, partition, offset);
         int upBefore = before.vote() == 1 ? 1 : 0;
         int upAfter = after.vote() == 1 ? 1 : 0;
         int downBefore = before.vote() == -1 ? 1 : 0;
@@ -60,12 +67,26 @@ final class PendingDeltas {
             }
             delta.setReactions(reactions);
         }
+        store.put(itemKey, delta);
+    }
+
+    /** The item's pending delta, created if there is none, its times and position moved to a command's. */
+    private CountDelta entry(String itemKey, String itemType, String itemId, Instant receivedAt, int partition,
+                             long offset) {
+        CountDelta delta = live.computeIfAbsent(itemKey, k -> CountDelta.newBuilder().setItemType(itemType)
+                .setItemId(itemId).setReactions(new HashMap<>()).setSourcePartition(partition)
+                .setThroughOffset(offset).setFirstReceivedAt(receivedAt).setLastReceivedAt(receivedAt).build());
+        if (receivedAt.isBefore(delta.getFirstReceivedAt())) {
+            delta.setFirstReceivedAt(receivedAt);
+        }
+        if (receivedAt.isAfter(delta.getLastReceivedAt())) {
+            delta.setLastReceivedAt(receivedAt);
+        }
         if (partition >= 0) {
             delta.setSourcePartition(partition);
             delta.setThroughOffset(Math.max(delta.getThroughOffset(), offset));
         }
-        live.put(itemKey, delta);
-        store.put(itemKey, delta);
+        return delta;
     }
 
     /** Hands every pending delta to {@code forward} (in the order the items were first touched) and clears them. */

@@ -178,6 +178,10 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         if (refusal.isPresent()) {
             return rejected(command, before, refusal.get().reason(), refusal.get().detail(), source);
         }
+        if (mayHold) { // a command as it arrives (not a release): the burst watch counts it, whatever comes of it
+            pending.command(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(),
+                    source.partition(), source.offset());
+        }
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
         if (resolution.outcome() != Outcome.UNCHANGED) {
@@ -219,7 +223,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                     weights.delete(stateKey); // absent means full weight: most votes never write this store
                 }
             }
-            pending.add(itemKey, command.getItemType(), command.getItemId(), before, after, weightBefore, weightAfter,
+            pending.change(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(), before, after, weightBefore, weightAfter,
                     source.partition(), source.offset());
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
