@@ -79,6 +79,11 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
     int producers;
 
+    @Option(names = "--warmup", defaultValue = "30000", paramLabel = "N",
+            description = "votes sent and processed before the measured run, excluded from every figure except the "
+                    + "lost/double-counted audit (0: none) [${DEFAULT-VALUE}]")
+    long warmup;
+
     @Option(names = "--max-seconds", paramLabel = "S", description = "stop sending after S seconds [none; --quick: 60]")
     Integer maxSeconds;
 
@@ -118,6 +123,10 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (baseline != null && clients > 190) {
             err.println("bench: --clients must be at most 190 with --baseline (PostgreSQL's max_connections is 200), was " + clients);
+            return 2;
+        }
+        if (warmup < 0) {
+            err.println("bench: --warmup must be at least 0");
             return 2;
         }
         if (chaos != null && chaos < 1) {
@@ -205,10 +214,6 @@ final class BenchCommand implements Callable<Integer> {
         KafkaSettings kafka = node.runtime().kafka();
         int partitions = commandPartitions(kafka);
         String base = "http://127.0.0.1:" + node.httpPort();
-        CpuAccount cpu = new CpuAccount().start();
-        long start = System.nanoTime();
-        long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
-        LoadStats stats = new LoadStats(target, sendDeadline, rate);
         long sendEnd;
         long visibleEnd;
         LogAudit audit;
@@ -216,17 +221,25 @@ final class BenchCommand implements Callable<Integer> {
         boolean processed;
         long behind;
         try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load, readRate)) {
-            Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
             String group = VoteProcessorConfig.from(env).applicationId();
+            LoadStats warm = new LoadStats(0, warmup, Long.MAX_VALUE / 2 + System.nanoTime(), 0, false);
+            if (warmup > 0) { // the JIT compiles the hot paths here, not inside the measured run
+                long w0 = System.nanoTime();
+                send(via, kafka, base, load, warm, follower);
+                boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
+                err.printf("bench: warm-up: %,d votes sent and %s in %.1f s, excluded from the figures%n",
+                        warm.acknowledged(), caughtUp ? "processed" : "NOT processed", (System.nanoTime() - w0) / 1e9);
+            }
+            CpuAccount cpu = new CpuAccount().start();
+            long start = System.nanoTime();
+            long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
+            LoadStats stats = new LoadStats(warmup, target, sendDeadline, rate, true);
+            Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
             AtomicBoolean sent = new AtomicBoolean();
             Thread kills = drill == null ? null : drill.drill(kafka, group, chaos, Chaos.commandsWritten(kafka),
                     () -> sent.get() ? stats.acknowledged() : stats.target(), err);
             try {
-                if (via.equals("kafka")) {
-                    KafkaLoad.run(kafka, load, producers, stats, follower);
-                } else {
-                    HttpLoad.run(base, load, clients, stats, follower);
-                }
+                send(via, kafka, base, load, stats, follower);
             } finally {
                 progress.interrupt();
                 progress.join();
@@ -236,8 +249,12 @@ final class BenchCommand implements Callable<Integer> {
             err.printf("%nbench: sent in %.1f s (%,d acknowledged, %,d failed%s); waiting for the vote-processor…%n",
                     (sendEnd - start) / 1e9, stats.acknowledged(), stats.failed(),
                     stats.firstError() == null ? "" : ", first: " + abbreviate(stats.firstError()));
-            if (stats.crash() != null) {
-                throw new IllegalStateException("a load thread failed: " + stats.crash(), stats.crash());
+            if (warm.failed() > 0) {
+                err.println("bench: " + warm.failed() + " warm-up votes failed, first: " + abbreviate(warm.firstError()));
+            }
+            if (stats.crash() != null || warm.crash() != null) {
+                Throwable crash = stats.crash() != null ? stats.crash() : warm.crash();
+                throw new IllegalStateException("a load thread failed: " + crash, crash);
             }
             if (kills != null) {
                 kills.join();
@@ -267,7 +284,7 @@ final class BenchCommand implements Callable<Integer> {
             if (reads.errors() > 0) {
                 err.println("bench: " + reads.errors() + " of " + reads.reads() + " reads were not 200");
             }
-            LogAudit.Tallies tallies = audit.tallies(stats.acknowledged());
+            LogAudit.Tallies tallies = audit.tallies(warm.acknowledged() + stats.acknowledged());
             double sendSeconds = (sendEnd - start) / 1e9;
             double endToEnd = (Math.max(visibleEnd, sendEnd) - start) / 1e9;
             long pending = follower.pendingSamples();
@@ -276,12 +293,21 @@ final class BenchCommand implements Callable<Integer> {
             }
             return new BenchResult(load.cliName(), via, stats.target(),
                     Math.round(stats.acknowledged() / endToEnd), null,
-                    stats.acknowledged(), tallies.counted(), tallies.lost(), tallies.doubleCounted(),
+                    warm.acknowledged() + stats.acknowledged(), tallies.counted(), tallies.lost(), tallies.doubleCounted(),
                     follower.visible().percentileMillis(50), follower.visible().percentileMillis(99),
                     reads.latencies().percentileMillis(99), rssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0,
                     drill == null ? null : drill.kills(), cpuPerVote);
+        }
+    }
+
+    private void send(String via, KafkaSettings kafka, String base, Workload load, LoadStats stats, ViewFollower follower)
+            throws InterruptedException {
+        if (via.equals("kafka")) {
+            KafkaLoad.run(kafka, load, producers, stats, follower);
+        } else {
+            HttpLoad.run(base, load, clients, stats, follower);
         }
     }
 

@@ -10,6 +10,9 @@ import java.util.Map;
  * The bench's report: the contract's fields in the contract's order, then a few extras. {@link #toJson}
  * is the one JSON line {@code ./tally bench} ends with.
  *
+ * @param acknowledged    acknowledged votes, the warm-up's included: {@code counted}, {@code lost} and
+ *                        {@code double_counted} audit every vote of the run, while the rates, latencies and
+ *                        CPU figures cover the measured votes only
  * @param votesPerSecond  acknowledged votes per second, end to end: from the first send until every
  *                        acknowledged vote is visible in the views
  * @param ackVotesPerSecond acknowledged votes per second of the send phase alone

@@ -59,7 +59,7 @@ public final class HttpLoad {
                 int status = response.statusCode();
                 if (status == 200 || status == 202) {
                     stats.acked();
-                    long[] position = status == 200 && LoadStats.sampled(seq) ? position(response.body()) : null;
+                    long[] position = status == 200 && stats.sampled(seq) ? position(response.body()) : null;
                     if (position != null) {
                         follower.expect(vote.itemKey(), (int) position[0], position[1], now);
                     }

@@ -53,7 +53,7 @@ public final class KafkaLoad {
                         .setVoter(vote.voter()).setItemType(Workload.ITEM_TYPE).setItemId(vote.itemId())
                         .setAction(CommandAction.VOTE).setVoteValue(vote.value()).setMode(VoteMode.SET)
                         .setRequestHash("").setReplyPartition(-1).setReceivedAt(Instant.now()).build();
-                boolean sampled = LoadStats.sampled(seq);
+                boolean sampled = stats.sampled(seq);
                 producer.send(new ProducerRecord<>(topic.name(), vote.voter(), command), (md, e) -> {
                     if (e != null) {
                         stats.failed(e.toString());

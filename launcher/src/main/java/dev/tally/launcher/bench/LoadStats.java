@@ -8,7 +8,9 @@ public final class LoadStats {
     private final AtomicLong next = new AtomicLong();
     private final AtomicLong acked = new AtomicLong();
     private final AtomicLong failed = new AtomicLong();
+    private final long firstSeq;
     private final long votes;
+    private final boolean sampling;
     private final long deadlineNanos;
     private final long startNanos = System.nanoTime();
     private final double nanosPerVote;
@@ -20,6 +22,16 @@ public final class LoadStats {
      * @param rate          votes per second to pace the load at, or 0 for as fast as it goes
      */
     public LoadStats(long votes, long deadlineNanos, long rate) {
+        this(0, votes, deadlineNanos, rate, true);
+    }
+
+    /**
+     * @param firstSeq the first vote's sequence number (votes of an earlier phase keep theirs: every voter distinct)
+     * @param sampling whether votes are sampled for the vote→visible latency (not during a warm-up)
+     */
+    public LoadStats(long firstSeq, long votes, long deadlineNanos, long rate, boolean sampling) {
+        this.firstSeq = firstSeq;
+        this.sampling = sampling;
         this.votes = votes;
         this.deadlineNanos = deadlineNanos;
         this.nanosPerVote = rate > 0 ? 1e9 / rate : 0;
@@ -30,18 +42,18 @@ public final class LoadStats {
         if (System.nanoTime() - deadlineNanos > 0) {
             return -1;
         }
-        long seq = next.getAndIncrement();
-        if (seq >= votes) {
+        long n = next.getAndIncrement();
+        if (n >= votes) {
             return -1;
         }
         if (nanosPerVote > 0) {
-            long due = startNanos + (long) (seq * nanosPerVote);
+            long due = startNanos + (long) (n * nanosPerVote);
             long wait = due - System.nanoTime();
             if (wait > 0) {
                 java.util.concurrent.locks.LockSupport.parkNanos(wait);
             }
         }
-        return seq;
+        return firstSeq + n;
     }
 
     void acked() {
@@ -82,9 +94,9 @@ public final class LoadStats {
         return firstError;
     }
 
-    /** Whether a vote sampled for the vote→visible latency: about 1 in 100. */
-    static boolean sampled(long seq) {
-        return seq % 100 == 0;
+    /** Whether a vote sampled for the vote→visible latency: about 1 in 100, none during a warm-up. */
+    boolean sampled(long seq) {
+        return sampling && seq % 100 == 0;
     }
 
     /**
