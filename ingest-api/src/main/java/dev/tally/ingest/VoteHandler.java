@@ -148,7 +148,8 @@ final class VoteHandler {
             return;
         }
         if (!view.reflects(outcome.getSourcePartition(), outcome.getSourceOffset())) {
-            view = view.plus(before, after); // not projected yet: add this voter's own change
+            // not projected yet: add this voter's own change, at what each vote weighs
+            view = view.plus(before, outcome.getBefore().getWeight(), after, outcome.getAfter().getWeight());
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("item_type", outcome.getItemType());

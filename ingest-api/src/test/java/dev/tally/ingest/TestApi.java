@@ -97,11 +97,11 @@ final class TestApi implements AutoCloseable {
         @Override
         public Submission submit(VoteCommand command) {
             submitted.add(command);
-            VoterItemState after = new VoterItemState(command.getVoteValue(), command.getReaction());
+            VoterItemState after = new VoterItemState(command.getVoteValue(), command.getReaction(), 1.0);
             VoteOutcome outcome = VoteOutcome.newBuilder().setCommandId(command.getCommandId())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
                     .setStatus(OutcomeStatus.APPLIED).setOutcome(Outcome.ACCEPTED)
-                    .setBefore(new VoterItemState(0, null)).setAfter(after)
+                    .setBefore(new VoterItemState(0, null, 1.0)).setAfter(after)
                     .setReplyPartition(0).setSourcePartition(0).setSourceOffset(submitted.size()).build();
             return new Submission(CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(outcome));
         }

@@ -1,12 +1,12 @@
 package dev.tally.processor;
 
+import dev.tally.common.CountChange;
 import dev.tally.common.VoterState;
 import dev.tally.schema.CountDelta;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.BiConsumer;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -49,22 +49,14 @@ final class PendingDeltas {
     void change(String itemKey, String itemType, String itemId, Instant receivedAt, VoterState before, VoterState after,
                 double weightBefore, double weightAfter, int partition, long offset) {
         CountDelta delta = entry(itemKey, itemType, itemId, receivedAt, partition, offset);
-        int upBefore = before.vote() == 1 ? 1 : 0;
-        int upAfter = after.vote() == 1 ? 1 : 0;
-        int downBefore = before.vote() == -1 ? 1 : 0;
-        int downAfter = after.vote() == -1 ? 1 : 0;
-        delta.setUpvotes(delta.getUpvotes() + upAfter - upBefore);
-        delta.setDownvotes(delta.getDownvotes() + downAfter - downBefore);
-        delta.setWeightedUp(delta.getWeightedUp() + weightAfter * upAfter - weightBefore * upBefore);
-        delta.setWeightedDown(delta.getWeightedDown() + weightAfter * downAfter - weightBefore * downBefore);
-        if (!Objects.equals(before.reaction(), after.reaction())) {
+        CountChange change = CountChange.of(before, after, weightBefore, weightAfter);
+        delta.setUpvotes(delta.getUpvotes() + change.up());
+        delta.setDownvotes(delta.getDownvotes() + change.down());
+        delta.setWeightedUp(delta.getWeightedUp() + change.weightedUp());
+        delta.setWeightedDown(delta.getWeightedDown() + change.weightedDown());
+        if (change.changesReactions()) {
             Map<String, Long> reactions = new HashMap<>(delta.getReactions());
-            if (before.reaction() != null) {
-                reactions.merge(before.reaction(), -1L, Long::sum);
-            }
-            if (after.reaction() != null) {
-                reactions.merge(after.reaction(), 1L, Long::sum);
-            }
+            change.applyTo(reactions);
             delta.setReactions(reactions);
         }
         store.put(itemKey, delta);

@@ -1,6 +1,5 @@
 package dev.tally.processor;
 
-import dev.tally.common.VoterState;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.QuarantineRecord;
@@ -43,14 +42,14 @@ final class Quarantine {
     }
 
     /** The state the voter sees on a held item, if they have a vote held there. */
-    Optional<VoterState> heldState(String stateKey) {
-        return Optional.ofNullable(heldStates.get(stateKey)).map(VoteResolver::fromAvro);
+    Optional<VoterItemState> heldState(String stateKey) {
+        return Optional.ofNullable(heldStates.get(stateKey));
     }
 
-    QuarantineRecord hold(VoteCommand c, String stateKey, VoterState after, String reason, long now) {
+    QuarantineRecord hold(VoteCommand c, String stateKey, VoterItemState after, String reason, long now) {
         QuarantineRecord record = new QuarantineRecord(c.getCommandId(), QuarantineStatus.HELD, reason, c, Instant.ofEpochMilli(now));
         held.put(c.getCommandId(), record);
-        heldStates.put(stateKey, VoteResolver.toAvro(after));
+        heldStates.put(stateKey, after);
         return record;
     }
 

@@ -172,11 +172,12 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     private VoteOutcome resolve(VoteCommand command, RecordMetadata source, long now, long timestamp, boolean mayHold) {
         String itemKey = Topics.itemKey(command.getItemType(), command.getItemId());
         String stateKey = stateKey(command.getVoter(), itemKey);
-        Optional<VoterState> heldState = mayHold ? quarantine.heldState(stateKey) : Optional.empty();
-        VoterState before = heldState.orElseGet(() -> fromAvro(states.get(stateKey)));
+        Optional<VoterItemState> heldState = mayHold ? quarantine.heldState(stateKey) : Optional.empty();
+        VoterItemState stored = heldState.orElseGet(() -> stored(stateKey));
+        VoterState before = fromAvro(stored);
         Optional<CommandChecks.Refusal> refusal = checks.check(command, catalog::get, registry::get);
         if (refusal.isPresent()) {
-            return rejected(command, before, refusal.get().reason(), refusal.get().detail(), source);
+            return rejected(command, stored, refusal.get().reason(), refusal.get().detail(), source);
         }
         if (mayHold) { // a command as it arrives (not a release): the burst watch counts it, whatever comes of it
             pending.command(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(),
@@ -184,12 +185,17 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         }
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
+        double weightBefore = stored.getWeight();
+        // a vote cast now weighs what its voter's age says today; a vote kept (or none) keeps its weight
+        double weightAfter = after.vote() == before.vote() ? weightBefore
+                : after.vote() == 0 ? 1.0 : config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
+        VoterItemState afterRecord = toAvro(after, weightAfter);
         if (resolution.outcome() != Outcome.UNCHANGED) {
             long at = command.getReceivedAt().toEpochMilli();
             Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty()
                     : quotas.check(command.getVoter(), at);
             if (limited.isPresent()) {
-                VoteOutcome refused = rejected(command, before, limited.get().reason(), limited.get().detail(), source);
+                VoteOutcome refused = rejected(command, stored, limited.get().reason(), limited.get().detail(), source);
                 refused.setRetryAfterSeconds((int) Math.min(Integer.MAX_VALUE, limited.get().retryAfterSeconds()));
                 return refused;
             }
@@ -199,47 +205,56 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                     && !quotas.votedBefore(command.getVoter(), burst.get().getRaisedAt().toEpochMilli());
             if (withoutHistory || heldState.isPresent()) {
                 quotas.record(command.getVoter(), at);
-                QuarantineRecord record = quarantine.hold(command, stateKey, after,
+                QuarantineRecord record = quarantine.hold(command, stateKey, afterRecord,
                         burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
                 context().forward(new Record<>(record.getCommandId(), (Object) record, timestamp), VoteTopology.QUARANTINE_SINK);
                 return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                        .setBefore(toAvro(before)).setAfter(toAvro(after)).build();
+                        .setBefore(stored).setAfter(afterRecord).build();
             }
             if (mayHold && !command.getModeration()) {
                 quotas.record(command.getVoter(), at);
             }
-            states.put(stateKey, toAvro(after));
+            states.put(stateKey, afterRecord);
             if (source.offset() >= 0) {
                 offsets.put(stateKey, source.offset());
             }
-            Double stored = weights.get(stateKey);
-            double weightBefore = stored == null ? 1.0 : stored;
-            double weightAfter = weightBefore;
-            if (after.vote() != before.vote()) { // a vote cast now weighs what its voter's age says today
-                weightAfter = config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
-                if (weightAfter != 1.0) {
-                    weights.put(stateKey, weightAfter);
-                } else if (stored != null) {
-                    weights.delete(stateKey); // absent means full weight: most votes never write this store
-                }
-            }
-            pending.change(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(), before, after, weightBefore, weightAfter,
-                    source.partition(), source.offset());
+            pending.change(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(), before, after,
+                    weightBefore, weightAfter, source.partition(), source.offset());
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
-                    .setOutcome(resolution.outcome()).setBefore(toAvro(before)).setAfter(toAvro(after))
+                    .setOutcome(resolution.outcome()).setBefore(stored).setAfter(afterRecord)
                     .setReceivedAt(command.getReceivedAt()).setResolvedAt(Instant.ofEpochMilli(now))
                     .setSourcePartition(source.partition()).setSourceOffset(source.offset())
                     .build();
             context().forward(new Record<>(itemKey, (Object) event, timestamp), VoteTopology.EVENTS_SINK);
         }
         return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                .setBefore(toAvro(before)).setAfter(toAvro(after)).build();
+                .setBefore(stored).setAfter(afterRecord).build();
     }
 
-    private VoterState current(VoteCommand command) {
-        return fromAvro(states.get(stateKey(command.getVoter(), Topics.itemKey(command.getItemType(), command.getItemId()))));
+    /**
+     * The voter-item's stored state, its vote's weight included. A vote stored before states carried their
+     * weight has it in the legacy {@value VoteTopology#VOTER_ITEM_WEIGHTS_STORE} store (only weights below
+     * 1.0 were ever written there), read only for such a vote and moved into the state when it is next written.
+     */
+    private VoterItemState stored(String stateKey) {
+        VoterItemState s = states.get(stateKey);
+        if (s == null) {
+            return toAvro(VoterState.NONE, 1.0);
+        }
+        if (s.getVote() != 0 && s.getWeight() == 1.0) {
+            Double legacy = weights.get(stateKey);
+            if (legacy != null) {
+                weights.delete(stateKey);
+                s.setWeight(legacy);
+            }
+        }
+        return s;
+    }
+
+    private VoterItemState current(VoteCommand command) {
+        return stored(stateKey(command.getVoter(), Topics.itemKey(command.getItemType(), command.getItemId())));
     }
 
     private static VoteOutcome.Builder outcome(VoteCommand command, RecordMetadata source) {
@@ -249,10 +264,10 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 .setSourcePartition(source.partition()).setSourceOffset(source.offset());
     }
 
-    private static VoteOutcome rejected(VoteCommand command, VoterState state, Rejection reason,
+    private static VoteOutcome rejected(VoteCommand command, VoterItemState state, Rejection reason,
                                         String detail, RecordMetadata source) {
         return outcome(command, source).setStatus(OutcomeStatus.REJECTED).setError(reason.slug).setDetail(detail)
-                .setBefore(toAvro(state)).setAfter(toAvro(state)).build();
+                .setBefore(state).setAfter(state).build();
     }
 
     /** The first answer, addressed to the retry's command id and waiting API instance. */
@@ -294,7 +309,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         return s == null ? VoterState.NONE : new VoterState(s.getVote(), s.getReaction());
     }
 
-    static VoterItemState toAvro(VoterState s) {
-        return new VoterItemState(s.vote(), s.reaction());
+    static VoterItemState toAvro(VoterState s, double weight) {
+        return new VoterItemState(s.vote(), s.reaction(), weight);
     }
 }

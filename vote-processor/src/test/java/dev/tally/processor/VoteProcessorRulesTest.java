@@ -9,10 +9,12 @@ import dev.tally.schema.ItemState;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.OutcomeStatus;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
@@ -70,7 +72,7 @@ class VoteProcessorRulesTest {
         p.send(vote("v", "1", 1, VoteMode.TOGGLE));
         p.send(reaction("v", "1", "love", VoteMode.TOGGLE));
 
-        assertThat(stored("v", "1")).isEqualTo(new VoterItemState(1, "love"));
+        assertThat(stored("v", "1")).isEqualTo(new VoterItemState(1, "love", 1.0));
         CountDelta delta = flushedDelta();
         assertThat(delta.getUpvotes()).isEqualTo(1);
         assertThat(delta.getReactions()).containsOnly(Map.entry("love", 1L));
@@ -222,5 +224,26 @@ class VoteProcessorRulesTest {
         p.send(laterRetraction);
 
         assertThat(flushedDelta().getWeightedUp()).isEqualTo(-0.1, org.assertj.core.api.Assertions.within(1e-9));
+    }
+
+    @Test
+    void eventsAndOutcomesCarryWhatEachVoteWeighsSoTheLogAloneRebuildsWeightedCounts() {
+        VoteCommand young = vote("newbie", "1", 1, VoteMode.TOGGLE);
+        young.setAccountCreated(young.getReceivedAt().minus(Duration.ofHours(2)));
+        p.send(young);
+        VoteCommand flip = vote("newbie", "1", -1, VoteMode.TOGGLE);
+        flip.setReceivedAt(young.getReceivedAt().plus(Duration.ofDays(3))); // cast when no longer young
+        flip.setAccountCreated(young.getAccountCreated());
+        p.send(flip);
+
+        List<VoteEvent> events = p.events.readValuesToList();
+        assertThat(events.get(0).getBefore().getWeight()).isEqualTo(1.0);
+        assertThat(events.get(0).getAfter().getWeight()).isEqualTo(0.1);
+        assertThat(events.get(1).getBefore().getWeight()).as("the +1 was cast young").isEqualTo(0.1);
+        assertThat(events.get(1).getAfter().getWeight()).as("the -1 is cast old").isEqualTo(1.0);
+        assertThat(stored("newbie", "1").getWeight()).isEqualTo(1.0);
+        CountDelta delta = flushedDelta();
+        assertThat(delta.getWeightedUp()).isEqualTo(0.0, org.assertj.core.api.Assertions.within(1e-9));
+        assertThat(delta.getWeightedDown()).isEqualTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
     }
 }

@@ -1,5 +1,6 @@
 package dev.tally.common.query;
 
+import dev.tally.common.CountChange;
 import dev.tally.common.VoterState;
 import dev.tally.schema.ItemCounts;
 import java.time.Instant;
@@ -58,20 +59,14 @@ public record ItemCountsView(String itemType, String itemId, long upvotes, long 
         return watermarks.getOrDefault(partition, -1L) >= offset;
     }
 
-    /** These counts with one voter's change from {@code before} to {@code after} added. */
-    public ItemCountsView plus(VoterState before, VoterState after) {
+    /** These counts with one voter's change from {@code before} to {@code after} added, each state with its vote's weight. */
+    public ItemCountsView plus(VoterState before, double weightBefore, VoterState after, double weightAfter) {
+        CountChange change = CountChange.of(before, after, weightBefore, weightAfter);
         Map<String, Long> r = new TreeMap<>(reactions);
-        if (before.reaction() != null) {
-            r.merge(before.reaction(), -1L, Long::sum);
-        }
-        if (after.reaction() != null) {
-            r.merge(after.reaction(), 1L, Long::sum);
-        }
+        change.applyTo(r);
         r.values().removeIf(n -> n == 0);
-        long dUp = up(after) - up(before);
-        long dDown = down(after) - down(before);
-        return new ItemCountsView(itemType, itemId, upvotes + dUp, downvotes + dDown, r,
-                weightedUp + dUp, weightedDown + dDown, firstVoteAt, watermarks, stale);
+        return new ItemCountsView(itemType, itemId, upvotes + change.up(), downvotes + change.down(), r,
+                weightedUp + change.weightedUp(), weightedDown + change.weightedDown(), firstVoteAt, watermarks, stale);
     }
 
     /** The log position these counts reflect, as {@code partition:offset,...} for a response header. */
@@ -81,11 +76,4 @@ public record ItemCountsView(String itemType, String itemId, long upvotes, long 
         return sb.toString();
     }
 
-    private static long up(VoterState s) {
-        return s.vote() == 1 ? 1 : 0;
-    }
-
-    private static long down(VoterState s) {
-        return s.vote() == -1 ? 1 : 0;
-    }
 }

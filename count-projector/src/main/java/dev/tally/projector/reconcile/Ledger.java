@@ -1,5 +1,7 @@
 package dev.tally.projector.reconcile;
 
+import dev.tally.common.CountChange;
+import dev.tally.common.VoterState;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoterItemState;
@@ -7,7 +9,6 @@ import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.SortedMap;
 import java.util.TreeMap;
 
@@ -24,8 +25,8 @@ import java.util.TreeMap;
  * positions were recorded ({@code source_partition} -1) cannot be placed against a watermark and are
  * counted as projected.
  *
- * <p><b>Weights.</b> Every voter currently weighs 1.0 (see the vote-processor), so the expected weighted
- * counts are the raw counts. When weights arrive, events must carry their weight and this fold use it.
+ * <p><b>Weights.</b> Each event's before and after states carry what their vote weighs (1.0 in events
+ * written before weights were recorded), and the weighted counts are folded with them.
  *
  * <p><b>Memory.</b> One entry per item in the view or the log, held until the report is made: fine for
  * this scale (millions of items take a few hundred MB); a larger deployment would reconcile one
@@ -87,6 +88,8 @@ public final class Ledger {
         final String itemId;
         long up;
         long down;
+        double weightedUp;
+        double weightedDown;
         final Map<String, Long> reactions = new HashMap<>();
         long unprojected;
 
@@ -100,21 +103,17 @@ public final class Ledger {
         }
 
         void add(VoterItemState before, VoterItemState after) {
-            up += (after.getVote() == 1 ? 1 : 0) - (before.getVote() == 1 ? 1 : 0);
-            down += (after.getVote() == -1 ? 1 : 0) - (before.getVote() == -1 ? 1 : 0);
-            if (!Objects.equals(before.getReaction(), after.getReaction())) {
-                if (before.getReaction() != null) {
-                    reactions.merge(before.getReaction(), -1L, Long::sum);
-                }
-                if (after.getReaction() != null) {
-                    reactions.merge(after.getReaction(), 1L, Long::sum);
-                }
-            }
+            CountChange change = CountChange.of(new VoterState(before.getVote(), before.getReaction()),
+                    new VoterState(after.getVote(), after.getReaction()), before.getWeight(), after.getWeight());
+            up += change.up();
+            down += change.down();
+            weightedUp += change.weightedUp();
+            weightedDown += change.weightedDown();
+            change.applyTo(reactions);
         }
 
         Counts counts() {
-            double weight = 1.0; // every voter weighs the same until the fraud work weighs new accounts
-            return new Counts(up, down, weight * up, weight * down, new TreeMap<>(reactions));
+            return new Counts(up, down, weightedUp, weightedDown, new TreeMap<>(reactions));
         }
     }
 }

@@ -26,7 +26,7 @@ class LedgerTest {
     private static final VoterItemState NONE = state(0, null);
 
     private static VoterItemState state(int vote, String reaction) {
-        return new VoterItemState(vote, reaction);
+        return new VoterItemState(vote, reaction, 1.0);
     }
 
     private static VoteEvent event(String item, VoterItemState before, VoterItemState after, int partition, long offset) {
@@ -199,5 +199,21 @@ class LedgerTest {
         assertThat(report.items().keySet()).containsExactly("post:a", "post:b", "post:c");
         assertThat(report.summary()).isEqualTo("items=3 drift=0");
         assertThat(report.eventsRead()).isEqualTo(2);
+    }
+
+    @Test
+    void weightedVotesAreFoldedAtTheWeightTheirEventsCarry() {
+        VoterItemState anonymousUp = new VoterItemState(1, null, 0.1);
+        List<VoteEvent> events = List.of(
+                event("w", NONE, anonymousUp, 0, 1),
+                event("w", NONE, state(1, null), 0, 2),
+                event("w", NONE, state(1, null), 0, 3),
+                event("w", NONE, state(1, null), 0, 4));
+        ItemCounts view = view("w", 4, 0, Map.of(), Map.of("0", 4L));
+        view.setWeightedUp(3.1); // what the projector holds: three known voters and one anonymous
+
+        Report report = reconcile(Map.of("post:w", view), events);
+
+        assertThat(report.drift()).as("a weighted vote is not drift").isZero();
     }
 }
