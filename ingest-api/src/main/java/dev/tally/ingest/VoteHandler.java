@@ -147,8 +147,8 @@ final class VoteHandler {
             pending(ctx, command);
             return;
         }
-        if (!view.reflects(outcome.getSourcePartition(), outcome.getSourceOffset())) {
-            // not projected yet: add this voter's own change, at what each vote weighs
+        if (outcome.getHeld() || !view.reflects(outcome.getSourcePartition(), outcome.getSourceOffset())) {
+            // held, or not projected yet: add this voter's own change, at what each vote weighs
             view = view.plus(before, outcome.getBefore().getWeight(), after, outcome.getAfter().getWeight());
         }
         Map<String, Object> out = new LinkedHashMap<>();

@@ -96,7 +96,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         quotas = new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE));
         context.schedule(config.deltaFlushInterval(), PunctuationType.WALL_CLOCK_TIME, this::flush);
         quarantine = new Quarantine(context.getStateStore(VoteTopology.HELD_STORE),
-                context.getStateStore(VoteTopology.HELD_STATE_STORE), context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE));
+                context.getStateStore(VoteTopology.HELD_STATE_STORE), context.getStateStore(VoteTopology.HELD_QUEUE_STORE),
+                context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE));
         context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purgeExpiredKeys);
         context.schedule(REVIEW_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::review);
     }
@@ -135,23 +136,33 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     }
 
     /**
-     * Applies a held command on release (through the normal path, no quota charged again) or records its
-     * discard; a decision about a command no longer held changes nothing.
+     * Records a decision on a held command, then lets the decided commands at the head of its voter-item's
+     * queue leave in cast order: a release applies through the normal path (no quota charged again), a
+     * discard drops it. What the voter sees is then their public state with the still-queued commands on
+     * top. A decision about a command no longer held, or already decided, changes nothing.
      */
     private void decide(QuarantineRecord decision, long now, long timestamp) {
-        VoteCommand held = decision.getCommand();
-        String stateKey = stateKey(held.getVoter(), Topics.itemKey(held.getItemType(), held.getItemId()));
-        Optional<QuarantineRecord> taken = quarantine.take(decision.getCommandId(), stateKey);
-        if (taken.isEmpty()) {
+        VoteCommand cmd = decision.getCommand();
+        String stateKey = stateKey(cmd.getVoter(), Topics.itemKey(cmd.getItemType(), cmd.getItemId()));
+        Optional<QuarantineRecord> recorded = quarantine.decide(decision, now);
+        if (recorded.isEmpty()) {
             return;
         }
-        if (decision.getStatus() == QuarantineStatus.RELEASED) {
-            VoteCommand release = VoteCommand.newBuilder(taken.get().getCommand()).setReplyPartition(-1).build();
-            resolve(release, NO_POSITION, now, timestamp, false);
+        context().forward(new Record<>(recorded.get().getCommandId(), (Object) recorded.get(), timestamp),
+                VoteTopology.QUARANTINE_SINK);
+        for (QuarantineRecord leaving : quarantine.takeDecided(stateKey)) {
+            if (leaving.getStatus() == QuarantineStatus.RELEASED) {
+                VoteCommand release = VoteCommand.newBuilder(leaving.getCommand()).setReplyPartition(-1).build();
+                resolve(release, NO_POSITION, now, timestamp, false);
+            }
         }
-        QuarantineRecord recorded = QuarantineRecord.newBuilder(taken.get()).setStatus(decision.getStatus())
-                .setReason(decision.getReason()).setDecidedAt(Instant.ofEpochMilli(now)).build();
-        context().forward(new Record<>(recorded.getCommandId(), (Object) recorded, timestamp), VoteTopology.QUARANTINE_SINK);
+        VoterItemState seen = null;
+        for (VoteCommand queued : quarantine.queued(stateKey)) {
+            VoterItemState base = seen != null ? seen : stored(stateKey);
+            VoterState after = VoteRules.resolve(fromAvro(base), queued).after();
+            seen = toAvro(after, weightAfter(base, after, queued));
+        }
+        quarantine.restate(stateKey, Optional.ofNullable(seen));
     }
 
     /**
@@ -186,9 +197,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
         double weightBefore = stored.getWeight();
-        // a vote cast now weighs what its voter's age says today; a vote kept (or none) keeps its weight
-        double weightAfter = after.vote() == before.vote() ? weightBefore
-                : after.vote() == 0 ? 1.0 : config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
+        double weightAfter = weightAfter(stored, after, command);
         VoterItemState afterRecord = toAvro(after, weightAfter);
         if (resolution.outcome() != Outcome.UNCHANGED) {
             long at = command.getReceivedAt().toEpochMilli();
@@ -208,8 +217,9 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 QuarantineRecord record = quarantine.hold(command, stateKey, afterRecord,
                         burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
                 context().forward(new Record<>(record.getCommandId(), (Object) record, timestamp), VoteTopology.QUARANTINE_SINK);
+                // the public counts hold the voter's public state, not the held one: the answer's "before" is that
                 return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                        .setBefore(stored).setAfter(afterRecord).build();
+                        .setHeld(true).setBefore(stored(stateKey)).setAfter(afterRecord).build();
             }
             if (mayHold && !command.getModeration()) {
                 quotas.record(command.getVoter(), at);
@@ -231,6 +241,12 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         }
         return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
                 .setBefore(stored).setAfter(afterRecord).build();
+    }
+
+    /** A vote cast now weighs what its voter's age says today; a vote kept (or none) keeps its weight. */
+    private double weightAfter(VoterItemState before, VoterState after, VoteCommand command) {
+        return after.vote() == before.getVote() ? before.getWeight()
+                : after.vote() == 0 ? 1.0 : config.weighting().of(command.getAccountCreated(), command.getReceivedAt());
     }
 
     /**

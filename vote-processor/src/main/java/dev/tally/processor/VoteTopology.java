@@ -38,6 +38,7 @@ public final class VoteTopology {
     public static final String FRAUD_FLAGS_STORE = "fraud-flags";
     public static final String HELD_STORE = "held-commands";
     public static final String HELD_STATE_STORE = "held-voter-item-state";
+    public static final String HELD_QUEUE_STORE = "held-voter-item-queue";
     static final String DECISIONS_SOURCE = "quarantine-decisions-source";
     static final String QUARANTINE_SINK = "quarantine-sink";
     static final String SOURCE = "vote-commands-source";
@@ -65,6 +66,8 @@ public final class VoteTopology {
                 Serdes.String(), AvroSerde.of(QuarantineRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STATE_STORE),
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
+        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_QUEUE_STORE),
+                Serdes.String(), Serdes.String()), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_QUOTAS_STORE),
                 Serdes.String(), AvroSerde.of(VoterQuota.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),

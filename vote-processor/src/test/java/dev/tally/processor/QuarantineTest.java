@@ -126,4 +126,83 @@ class QuarantineTest {
         assertThat(quarantine.readValue().getStatus()).isEqualTo(QuarantineStatus.RELEASED);
         assertThat(flushedUpvotes()).isEqualTo(1);
     }
+
+    // ---- several held votes of one voter on one item: the last cast vote counts, whatever the order of decisions ----
+
+    private List<QuarantineRecord> upThenDownHeld(String voter) {
+        VoteCommand up = vote(voter, "hot", 1, VoteMode.TOGGLE);
+        up.setReceivedAt(T0.plusSeconds(5));
+        VoteCommand down = vote(voter, "hot", -1, VoteMode.TOGGLE);
+        down.setReceivedAt(T0.plusSeconds(6));
+        p.send(up);
+        VoteOutcome second = p.send(down);
+        assertThat(second.getHeld()).isTrue();
+        assertThat(second.getBefore().getVote()).as("the public counts hold none of this voter's votes").isZero();
+        assertThat(second.getAfter().getVote()).as("the voter sees their last vote").isEqualTo(-1);
+        return quarantine.readValuesToList();
+    }
+
+    private void decide(QuarantineRecord held, QuarantineStatus status) {
+        decisions.pipeInput(held.getCommand().getVoter(),
+                QuarantineRecord.newBuilder(held).setStatus(status).setReason("moderator").build());
+    }
+
+    private long[] flushedUpDown() {
+        p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
+        long[] upDown = new long[2];
+        p.deltas.readValuesToList().forEach(d -> {
+            upDown[0] += d.getUpvotes();
+            upDown[1] += d.getDownvotes();
+        });
+        return upDown;
+    }
+
+    @Test
+    void heldVotesReleasedNewestFirstCountTheVoteEachVoterCastLast() {
+        burst("hot", T0);
+        List<List<QuarantineRecord>> held = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            held.add(upThenDownHeld("fresh" + i));
+        }
+        assertThat(flushedUpDown()).containsExactly(0, 0);
+
+        held.forEach(h -> decide(h.get(1), QuarantineStatus.RELEASED)); // newest first
+        assertThat(flushedUpDown()).as("the −1 waits behind the undecided +1").containsExactly(0, 0);
+        held.forEach(h -> decide(h.get(0), QuarantineStatus.RELEASED));
+
+        assertThat(flushedUpDown()).as("five voters, each at −1").containsExactly(0, 5);
+        for (int i = 0; i < 5; i++) {
+            assertThat(p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+                    .get("fresh" + i + "|post:hot").getVote()).isEqualTo(-1);
+            assertThat(p.driver.getKeyValueStore(VoteTopology.HELD_STATE_STORE).get("fresh" + i + "|post:hot"))
+                    .as("nothing held any more").isNull();
+        }
+    }
+
+    @Test
+    void aDiscardedEarlierVoteLeavesTheLaterOneToCountOnItsOwn() {
+        burst("hot", T0);
+        List<QuarantineRecord> held = upThenDownHeld("fresh");
+
+        decide(held.get(1), QuarantineStatus.DISCARDED); // the −1 is thrown out, the +1 still waits
+        assertThat(p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.HELD_STATE_STORE)
+                .get("fresh|post:hot").getVote()).as("the voter sees the +1 still held").isEqualTo(1);
+        decide(held.get(0), QuarantineStatus.RELEASED);
+
+        assertThat(flushedUpDown()).containsExactly(1, 0);
+    }
+
+    @Test
+    void aSecondDecisionOnAWaitingVoteChangesNothing() {
+        burst("hot", T0);
+        List<QuarantineRecord> held = upThenDownHeld("fresh");
+
+        decide(held.get(1), QuarantineStatus.RELEASED);
+        decide(held.get(1), QuarantineStatus.DISCARDED); // already decided: ignored
+        decide(held.get(0), QuarantineStatus.RELEASED);
+
+        assertThat(flushedUpDown()).containsExactly(0, 1);
+        assertThat(quarantine.readValuesToList()).extracting(QuarantineRecord::getStatus)
+                .containsExactly(QuarantineStatus.RELEASED, QuarantineStatus.RELEASED);
+    }
 }
