@@ -3,6 +3,8 @@ package dev.tally.fraud;
 import dev.tally.schema.ItemBurst;
 import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
+import java.util.List;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topics;
 import org.apache.kafka.common.serialization.Serdes;
@@ -38,13 +40,14 @@ public final class FraudTopology {
                 Serdes.String(), AvroSerde.of(NetworkActivity.class)).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ITEM_STORE),
                 Serdes.String(), AvroSerde.of(ItemBurst.class)).withCachingEnabled());
-        KStream<String, VoteCommand> source = builder.stream(commands.name(),
+        KStream<String, VoteCommandBatch> source = builder.stream(commands.name(),
                 Consumed.with(commands.keySerde(), commands.valueSerde()).withName("fraud-commands-source"));
         Produced<String, dev.tally.schema.FraudFlag> toFlags = Produced.with(flags.keySerde(), flags.valueSerde());
-        source.filter((voter, c) -> c != null && c.getNetwork() != null, Named.as("with-network"))
+        source.flatMapValues(batch -> batch == null ? List.<VoteCommand>of() : batch.getCommands(), Named.as("commands"))
+                .filter((voter, c) -> c.getNetwork() != null, Named.as("with-network"))
                 .selectKey((voter, c) -> c.getNetwork(), Named.as("key-by-network"))
                 .repartition(Repartitioned.<String, VoteCommand>as("by-network")
-                        .withKeySerde(commands.keySerde()).withValueSerde(commands.valueSerde()))
+                        .withKeySerde(commands.keySerde()).withValueSerde(AvroSerde.of(VoteCommand.class)))
                 .process(() -> new NetworkWatch(config), Named.as("watch-networks"), NETWORK_STORE)
                 .to(flags.name(), toFlags.withName("network-flags-sink"));
         var deltas = Topics.COUNT_DELTAS;

@@ -7,6 +7,7 @@ import dev.tally.schema.CountDelta;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +27,7 @@ class FraudTopologyTest {
     private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig("t", Duration.ofMillis(100), 10,
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
-    private final TestInputTopic<String, VoteCommand> commands;
+    private final TestInputTopic<String, VoteCommandBatch> commands;
     private final TestInputTopic<String, CountDelta> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
@@ -52,7 +53,7 @@ class FraudTopologyTest {
         VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
                 .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
                 .setVoteValue(1).setReceivedAt(at).build();
-        commands.pipeInput(voter, c, at);
+        commands.pipeInput(voter, new VoteCommandBatch(new java.util.ArrayList<>(List.of(c))), at);
         delta(item, 1, at); // what the vote-processor's count delta of this one command says
     }
 

@@ -236,7 +236,7 @@ final class BenchCommand implements Callable<Integer> {
             LoadStats stats = new LoadStats(warmup, target, sendDeadline, rate, true);
             Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
             AtomicBoolean sent = new AtomicBoolean();
-            Thread kills = drill == null ? null : drill.drill(kafka, group, chaos, Chaos.commandsWritten(kafka),
+            Thread kills = drill == null ? null : drill.drill(kafka, chaos, Chaos.eventsWritten(kafka),
                     () -> sent.get() ? stats.acknowledged() : stats.target(), err);
             try {
                 send(via, kafka, base, load, stats, follower);

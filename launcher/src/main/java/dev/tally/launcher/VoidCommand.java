@@ -4,13 +4,16 @@ import dev.tally.common.KafkaSettings;
 import dev.tally.common.TopicScan;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -42,32 +45,35 @@ final class VoidCommand implements Callable<Integer> {
         }
         KafkaSettings kafka = kafkaOption.kafka();
         Map<String, VoterItemState> held = currentState(kafka);
+        List<VoteCommand> retractions = new ArrayList<>();
         int votes = 0;
         int reactions = 0;
-        try (var producer = new KafkaProducer<>(kafka.producerProps("tally-void", Duration.ofSeconds(15)),
-                Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
-            for (var e : held.entrySet()) {
-                String[] item = e.getKey().split(":", 2);
-                if (e.getValue().getVote() != 0) {
-                    send(producer, item, CommandAction.VOTE);
-                    votes++;
-                }
-                if (e.getValue().getReaction() != null) {
-                    send(producer, item, CommandAction.REACTION);
-                    reactions++;
-                }
+        for (var e : held.entrySet()) {
+            String[] item = e.getKey().split(":", 2);
+            if (e.getValue().getVote() != 0) {
+                retractions.add(retraction(item, CommandAction.VOTE));
+                votes++;
             }
-            producer.flush();
+            if (e.getValue().getReaction() != null) {
+                retractions.add(retraction(item, CommandAction.REACTION));
+                reactions++;
+            }
+        }
+        if (!retractions.isEmpty()) { // one batch: one voter's commands all go to the voter's partition
+            try (var producer = new KafkaProducer<>(kafka.producerProps("tally-void", Duration.ofSeconds(15)),
+                    Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
+                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, new VoteCommandBatch(retractions)))
+                        .get(15, java.util.concurrent.TimeUnit.SECONDS);
+            }
         }
         System.out.printf("retracted %d votes and %d reactions of voter %s%n", votes, reactions, voter);
         return 0;
     }
 
-    private void send(KafkaProducer<String, VoteCommand> producer, String[] item, CommandAction action) throws Exception {
-        VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
+    private VoteCommand retraction(String[] item, CommandAction action) {
+        return VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
                 .setItemType(item[0]).setItemId(item[1]).setAction(action).setVoteValue(0).setReaction(null)
                 .setMode(VoteMode.SET).setRequestHash("void").setModeration(true).setReceivedAt(Instant.now()).build();
-        producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, c)).get(15, java.util.concurrent.TimeUnit.SECONDS);
     }
 
     /** The voter's latest state per item, from the event log. */

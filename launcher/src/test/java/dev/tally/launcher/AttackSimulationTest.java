@@ -98,13 +98,13 @@ class AttackSimulationTest {
                     tally[1]++;
                     continue;
                 }
-                fraudIn.pipeInput(c.getVoter(), c, c.getReceivedAt()); // the network watch reads the commands
+                fraudIn.pipeInput(c.getVoter(), Topics.batchOf(c), c.getReceivedAt()); // the network watch reads the commands
                 for (FraudFlag f : fraudOut.readValuesToList()) {
                     flags.put(f.getKey(), f);
                     processorFlags.pipeInput(f.getKey(), f);
                 }
-                commands.pipeInput(c.getVoter(), c, c.getReceivedAt());
-                VoteOutcome o = outcomes.readValue();
+                commands.pipeInput(c.getVoter(), Topics.batchOf(c), c.getReceivedAt());
+                VoteOutcome o = outcomes.readValue().getOutcomes().get(0);
                 // the burst watch reads the processor's count deltas, flushed every 100 ms
                 processor.advanceWallClockTime(Duration.ofMillis(100));
                 for (var d : deltas.readKeyValuesToList()) {

@@ -268,7 +268,7 @@ class ReconcileIT {
                         .setReaction(vote || random.nextInt(4) == 0 ? null : REACTIONS.get(random.nextInt(REACTIONS.size())))
                         .setMode(random.nextBoolean() ? VoteMode.TOGGLE : VoteMode.SET)
                         .setReplyPartition(-1).setReceivedAt(Instant.now()).build();
-                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, command));
+                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, Topics.batchOf(command)));
             }
             producer.flush();
         }

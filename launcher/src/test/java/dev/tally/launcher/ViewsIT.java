@@ -50,10 +50,10 @@ class ViewsIT {
                 Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
             for (int i = 0; i < votes; i++) {
                 String voter = "viral-voter-" + i + "-" + run; // the Kafka-native path: already hashed-shaped ids
-                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, VoteCommand.newBuilder()
+                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, Topics.batchOf(VoteCommand.newBuilder()
                         .setCommandId(UUID.randomUUID().toString()).setVoter(voter).setItemType("post").setItemId(item)
                         .setAction(CommandAction.VOTE).setVoteValue(1).setMode(VoteMode.SET).setRequestHash("")
-                        .setReceivedAt(Instant.now()).build()));
+                        .setReceivedAt(Instant.now()).build())));
             }
         }
         JsonNode counted = awaitUpvotes(item, votes);

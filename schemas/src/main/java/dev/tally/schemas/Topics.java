@@ -8,8 +8,10 @@ import dev.tally.schema.ReactionType;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.RankingArtifact;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoteOutcomeBatch;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -20,9 +22,11 @@ import org.apache.kafka.common.serialization.Serdes;
  * The event log and the quarantine are kept forever: every count can be recomputed from them.
  *
  * <ul>
- *   <li>{@link #VOTE_COMMANDS}: keyed by the hashed voter, so one task sees all of a voter's commands in order.</li>
+ *   <li>{@link #VOTE_COMMANDS}: batches of commands for one partition, keyed by a hashed voter; every voter of a
+ *       batch maps to its partition, so one task sees all of a voter's commands in order.</li>
  *   <li>{@link #VOTE_EVENTS}: keyed by item ({@code type:id}); every resolved change, before and after.</li>
- *   <li>{@link #VOTE_OUTCOMES}: keyed by command id; written to the partition the waiting API instance reads.</li>
+ *   <li>{@link #VOTE_OUTCOMES}: one batch of answers per command batch and waiting API instance, written to the
+ *       partition that instance reads.</li>
  *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
  *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
@@ -44,12 +48,14 @@ public final class Topics {
         return n * 86_400_000L;
     }
 
-    public static final Topic<String, VoteCommand> VOTE_COMMANDS =
-            new Topic<>("tally.vote-commands", KEY, AvroSerde.of(VoteCommand.class), false, days(7));
+    public static final Topic<String, VoteCommandBatch> VOTE_COMMANDS =
+            new Topic<>("tally.vote-commands", KEY, BatchSerde.of(VoteCommandBatch.class, VoteCommand.class,
+                    Topics::batchOf), false, days(7));
     public static final Topic<String, VoteEvent> VOTE_EVENTS =
             new Topic<>("tally.vote-events", KEY, AvroSerde.of(VoteEvent.class), false, FOREVER);
-    public static final Topic<String, VoteOutcome> VOTE_OUTCOMES =
-            new Topic<>("tally.vote-outcomes", KEY, AvroSerde.of(VoteOutcome.class), false, days(1));
+    public static final Topic<String, VoteOutcomeBatch> VOTE_OUTCOMES =
+            new Topic<>("tally.vote-outcomes", KEY, BatchSerde.of(VoteOutcomeBatch.class, VoteOutcome.class,
+                    o -> new VoteOutcomeBatch(new java.util.ArrayList<>(java.util.List.of(o)))), false, days(1));
     public static final Topic<String, CountDelta> COUNT_DELTAS =
             new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false, days(7));
     public static final Topic<String, ItemCounts> ITEM_COUNTS =
@@ -87,5 +93,20 @@ public final class Topics {
         return ALL.stream().filter(t -> t.name().equals(name)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown topic '" + name + "'; known: "
                         + ALL.stream().map(Topic::name).toList()));
+    }
+
+    /**
+     * The partition of {@link #VOTE_COMMANDS} (and of everything co-partitioned with it) that a voter's
+     * commands go to: where Kafka's default partitioner puts a record keyed by the hashed voter, so a batch
+     * holds only voters of its partition and a voter's commands stay in one task, in order.
+     */
+    public static int voterPartition(String voter, int partitions) {
+        return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
+                voter.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /** A batch of one command: what a record written as a single command before batches reads as. */
+    public static VoteCommandBatch batchOf(VoteCommand command) {
+        return new VoteCommandBatch(new java.util.ArrayList<>(java.util.List.of(command)));
     }
 }

@@ -1,7 +1,6 @@
 package dev.tally.processor;
 
 import dev.tally.common.CountChange;
-import dev.tally.common.VoterState;
 import dev.tally.schema.CountDelta;
 import java.time.Instant;
 import java.util.HashMap;
@@ -32,32 +31,29 @@ final class PendingDeltas {
     }
 
     /**
-     * Counts one command on an item, whatever its outcome, for the burst watch, and moves the delta's
-     * position to it: every command, applied or not, advances the item's watermark.
-     */
-    void command(String itemKey, String itemType, String itemId, Instant receivedAt, int partition, long offset) {
-        CountDelta delta = entry(itemKey, itemType, itemId, receivedAt, partition, offset);
-        delta.setCommands(delta.getCommands() + 1);
-        store.put(itemKey, delta);
-    }
-
-    /**
-     * Adds one voter's change on an item to its pending delta.
+     * Adds to an item's pending delta what one command did, in one store write.
      *
-     * @param partition the command's partition, or -1 for a released vote (no command offset of its own)
+     * @param partition  the command's partition, or -1 for a released vote (no command offset of its own)
+     * @param newCommand whether it is a command as it arrived (the burst watch counts every one, whatever its
+     *                   outcome), not a released vote
+     * @param change     what it changed in the counts, or null
      */
-    void change(String itemKey, String itemType, String itemId, Instant receivedAt, VoterState before, VoterState after,
-                double weightBefore, double weightAfter, int partition, long offset) {
+    void add(String itemKey, String itemType, String itemId, Instant receivedAt, int partition, long offset,
+             boolean newCommand, CountChange change) {
         CountDelta delta = entry(itemKey, itemType, itemId, receivedAt, partition, offset);
-        CountChange change = CountChange.of(before, after, weightBefore, weightAfter);
-        delta.setUpvotes(delta.getUpvotes() + change.up());
-        delta.setDownvotes(delta.getDownvotes() + change.down());
-        delta.setWeightedUp(delta.getWeightedUp() + change.weightedUp());
-        delta.setWeightedDown(delta.getWeightedDown() + change.weightedDown());
-        if (change.changesReactions()) {
-            Map<String, Long> reactions = new HashMap<>(delta.getReactions());
-            change.applyTo(reactions);
-            delta.setReactions(reactions);
+        if (newCommand) {
+            delta.setCommands(delta.getCommands() + 1);
+        }
+        if (change != null) {
+            delta.setUpvotes(delta.getUpvotes() + change.up());
+            delta.setDownvotes(delta.getDownvotes() + change.down());
+            delta.setWeightedUp(delta.getWeightedUp() + change.weightedUp());
+            delta.setWeightedDown(delta.getWeightedDown() + change.weightedDown());
+            if (change.changesReactions()) {
+                Map<String, Long> reactions = new HashMap<>(delta.getReactions());
+                change.applyTo(reactions);
+                delta.setReactions(reactions);
+            }
         }
         store.put(itemKey, delta);
     }

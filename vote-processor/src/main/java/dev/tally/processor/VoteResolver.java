@@ -1,6 +1,7 @@
 package dev.tally.processor;
 
 import dev.tally.common.CommandChecks;
+import dev.tally.common.CountChange;
 import dev.tally.common.Rejection;
 import dev.tally.common.VoterState;
 import dev.tally.schema.IdempotencyRecord;
@@ -11,14 +12,18 @@ import dev.tally.schema.QuarantineStatus;
 import dev.tally.schema.OutcomeStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
@@ -29,7 +34,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Resolves each command in the one task that owns its voter:
+ * Resolves each command in the one task that owns its voter, a batch's commands in order within the
+ * same transaction, and answers each waiting API instance with one record per batch:
  * <ol>
  *   <li>a reused idempotency key answers with the first answer (same request) or a conflict (another
  *       request), applying nothing;</li>
@@ -76,6 +82,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     private KeyValueStore<String, ReactionType> registry;
     private KeyValueStore<String, ItemStatus> catalog;
     private VoterQuotas quotas;
+    private final Map<Integer, List<VoteOutcome>> answers = new LinkedHashMap<>();
     private Quarantine quarantine;
 
     VoteResolver(VoteProcessorConfig config) {
@@ -106,8 +113,11 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     public void process(Record<String, Object> record) {
         if (record.value() instanceof QuarantineRecord decision) {
             decide(decision, context().currentSystemTimeMs(), record.timestamp());
-        } else if (record.value() instanceof VoteCommand command) {
-            command(command, record.timestamp());
+        } else if (record.value() instanceof VoteCommandBatch batch) {
+            for (VoteCommand command : batch.getCommands()) { // in order: a later vote of a voter sees the earlier
+                command(command, record.timestamp());
+            }
+            sendAnswers(record.timestamp());
         }
     }
 
@@ -185,51 +195,62 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         String stateKey = stateKey(command.getVoter(), itemKey);
         Optional<VoterItemState> heldState = mayHold ? quarantine.heldState(stateKey) : Optional.empty();
         VoterItemState stored = heldState.orElseGet(() -> stored(stateKey));
-        VoterState before = fromAvro(stored);
         Optional<CommandChecks.Refusal> refusal = checks.check(command, catalog::get, registry::get);
         if (refusal.isPresent()) {
             return rejected(command, stored, refusal.get().reason(), refusal.get().detail(), source);
         }
-        if (mayHold) { // a command as it arrives (not a release): the burst watch counts it, whatever comes of it
-            pending.command(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(),
-                    source.partition(), source.offset());
+        Resolved resolved = apply(command, source, now, timestamp, mayHold, itemKey, stateKey, heldState, stored);
+        // one write of the item's pending delta per vote: a command as it arrives (not a release) is counted
+        // for the burst watch whatever comes of it, and an applied change adds to the counts
+        if (mayHold || resolved.change() != null) {
+            pending.add(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(),
+                    source.partition(), source.offset(), mayHold, resolved.change());
         }
+        return resolved.outcome();
+    }
+
+    /** An answer, and the change it makes to the item's counts (null when it makes none). */
+    private record Resolved(VoteOutcome outcome, CountChange change) {}
+
+    private Resolved apply(VoteCommand command, RecordMetadata source, long now, long timestamp, boolean mayHold,
+                           String itemKey, String stateKey, Optional<VoterItemState> heldState, VoterItemState stored) {
+        VoterState before = fromAvro(stored);
         VoteRules.Resolution resolution = VoteRules.resolve(before, command);
         VoterState after = resolution.after();
         double weightBefore = stored.getWeight();
         double weightAfter = weightAfter(stored, after, command);
         VoterItemState afterRecord = toAvro(after, weightAfter);
+        CountChange change = null;
         if (resolution.outcome() != Outcome.UNCHANGED) {
             long at = command.getReceivedAt().toEpochMilli();
-            Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty()
-                    : quotas.check(command.getVoter(), at);
+            VoterQuotas.Voter limits = quotas.of(command.getVoter());
+            Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty() : limits.check(at);
             if (limited.isPresent()) {
                 VoteOutcome refused = rejected(command, stored, limited.get().reason(), limited.get().detail(), source);
                 refused.setRetryAfterSeconds((int) Math.min(Integer.MAX_VALUE, limited.get().retryAfterSeconds()));
-                return refused;
+                return new Resolved(refused, null);
             }
             Optional<dev.tally.schema.FraudFlag> burst = mayHold && !command.getModeration()
                     ? quarantine.burst(command) : Optional.empty();
             boolean withoutHistory = burst.isPresent()
-                    && !quotas.votedBefore(command.getVoter(), burst.get().getRaisedAt().toEpochMilli());
+                    && !limits.votedBefore(burst.get().getRaisedAt().toEpochMilli());
             if (withoutHistory || heldState.isPresent()) {
-                quotas.record(command.getVoter(), at);
+                limits.record(at);
                 QuarantineRecord record = quarantine.hold(command, stateKey, afterRecord,
                         burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
                 context().forward(new Record<>(record.getCommandId(), (Object) record, timestamp), VoteTopology.QUARANTINE_SINK);
                 // the public counts hold the voter's public state, not the held one: the answer's "before" is that
-                return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                        .setHeld(true).setBefore(stored(stateKey)).setAfter(afterRecord).build();
+                return new Resolved(outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
+                        .setHeld(true).setBefore(stored(stateKey)).setAfter(afterRecord).build(), null);
             }
             if (mayHold && !command.getModeration()) {
-                quotas.record(command.getVoter(), at);
+                limits.record(at);
             }
             states.put(stateKey, afterRecord);
             if (source.offset() >= 0) {
                 offsets.put(stateKey, source.offset());
             }
-            pending.change(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(), before, after,
-                    weightBefore, weightAfter, source.partition(), source.offset());
+            change = CountChange.of(before, after, weightBefore, weightAfter);
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                     .setItemType(command.getItemType()).setItemId(command.getItemId())
@@ -239,8 +260,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                     .build();
             context().forward(new Record<>(itemKey, (Object) event, timestamp), VoteTopology.EVENTS_SINK);
         }
-        return outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
-                .setBefore(stored).setAfter(afterRecord).build();
+        return new Resolved(outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(resolution.outcome())
+                .setBefore(stored).setAfter(afterRecord).build(), change);
     }
 
     /** A vote cast now weighs what its voter's age says today; a vote kept (or none) keeps its weight. */
@@ -292,10 +313,20 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 .setReplyPartition(retry.getReplyPartition()).build();
     }
 
+    /** Collects an answer for the waiting API instance; a batch's answers leave together ({@link #sendAnswers}). */
     private void answer(VoteOutcome outcome, long timestamp) {
         if (outcome.getReplyPartition() >= 0) {
-            context().forward(new Record<>(outcome.getCommandId(), (Object) outcome, timestamp), VoteTopology.OUTCOMES_SINK);
+            answers.computeIfAbsent(outcome.getReplyPartition(), p -> new ArrayList<>()).add(outcome);
         }
+    }
+
+    /** One outcome record per waiting API instance for the batch just resolved, not one per vote. */
+    private void sendAnswers(long timestamp) {
+        for (List<VoteOutcome> outcomes : answers.values()) {
+            context().forward(new Record<>(outcomes.get(0).getCommandId(), (Object) new VoteOutcomeBatch(outcomes), timestamp),
+                    VoteTopology.OUTCOMES_SINK);
+        }
+        answers.clear();
     }
 
     /** Forwards every pending delta (one record per item touched since the last flush) and clears them. */

@@ -5,7 +5,7 @@ import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schema.VoterQuota;
-import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topic;
 import dev.tally.schemas.Topics;
@@ -17,7 +17,7 @@ import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.Stores;
 
 /**
- * The vote-processor topology: reads {@code tally.vote-commands} (keyed by hashed voter) and the global
+ * The vote-processor topology: reads {@code tally.vote-commands} (command batches, keyed by hashed voter) and the global
  * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
  * {@value #VOTER_ITEM_STORE} store (voter|item → state; {@value #VOTER_ITEM_OFFSETS_STORE} keeps the offset of
  * each voter-item's last change, for read-your-writes) with idempotency keys in
@@ -103,10 +103,10 @@ public final class VoteTopology {
     }
 
     /** Sends each outcome to the partition its API instance reads. */
-    static final class ReplyPartitioner implements StreamPartitioner<String, VoteOutcome> {
+    static final class ReplyPartitioner implements StreamPartitioner<String, VoteOutcomeBatch> {
         @Override
-        public Optional<Set<Integer>> partitions(String topic, String key, VoteOutcome value, int numPartitions) {
-            return Optional.of(Set.of(Math.floorMod(value.getReplyPartition(), numPartitions)));
+        public Optional<Set<Integer>> partitions(String topic, String key, VoteOutcomeBatch value, int numPartitions) {
+            return Optional.of(Set.of(Math.floorMod(value.getOutcomes().get(0).getReplyPartition(), numPartitions)));
         }
     }
 }

@@ -28,43 +28,56 @@ final class VoterQuotas {
         this.store = store;
     }
 
-    /** Whether one more counted vote at {@code now} (epoch ms) is within the voter's limits. */
-    Optional<Refusal> check(String voter, long now) {
-        VoterQuota q = store.get(voter);
-        if (q == null) {
+    /** One voter's limits, their record read once for all the questions a vote asks. */
+    Voter of(String voter) {
+        return new Voter(voter, store.get(voter));
+    }
+
+    final class Voter {
+        private final String voter;
+        private VoterQuota q;
+
+        private Voter(String voter, VoterQuota q) {
+            this.voter = voter;
+            this.q = q;
+        }
+
+        /** Whether one more counted vote at {@code now} (epoch ms) is within the voter's limits. */
+        Optional<Refusal> check(long now) {
+            if (q == null) {
+                return Optional.empty();
+            }
+            long windowMs = limits.window().toMillis();
+            List<Long> recent = inWindow(q, now, windowMs);
+            if (recent.size() >= limits.perWindow()) {
+                long retry = ceilSeconds(recent.get(recent.size() - limits.perWindow()) + windowMs - now);
+                return Optional.of(new Refusal(Rejection.RATE_LIMITED, retry, "at most " + limits.perWindow()
+                        + " votes per " + limits.window().toSeconds() + " s; try again in " + retry + " s"));
+            }
+            int today = (int) Math.floorDiv(now, DAY_MS);
+            if (q.getDay() == today && q.getDayCount() >= limits.perDay()) {
+                long retry = ceilSeconds((today + 1L) * DAY_MS - now);
+                return Optional.of(new Refusal(Rejection.QUOTA_EXCEEDED, retry, "at most " + limits.perDay()
+                        + " votes per day (UTC); the quota resets in " + retry + " s"));
+            }
             return Optional.empty();
         }
-        long windowMs = limits.window().toMillis();
-        List<Long> recent = inWindow(q, now, windowMs);
-        if (recent.size() >= limits.perWindow()) {
-            long retry = ceilSeconds(recent.get(recent.size() - limits.perWindow()) + windowMs - now);
-            return Optional.of(new Refusal(Rejection.RATE_LIMITED, retry, "at most " + limits.perWindow()
-                    + " votes per " + limits.window().toSeconds() + " s; try again in " + retry + " s"));
-        }
-        int today = (int) Math.floorDiv(now, DAY_MS);
-        if (q.getDay() == today && q.getDayCount() >= limits.perDay()) {
-            long retry = ceilSeconds((today + 1L) * DAY_MS - now);
-            return Optional.of(new Refusal(Rejection.QUOTA_EXCEEDED, retry, "at most " + limits.perDay()
-                    + " votes per day (UTC); the quota resets in " + retry + " s"));
-        }
-        return Optional.empty();
-    }
 
-    /** Counts one vote at {@code now}. */
-    void record(String voter, long now) {
-        VoterQuota q = store.get(voter);
-        int today = (int) Math.floorDiv(now, DAY_MS);
-        List<Long> recent = q == null ? new ArrayList<>() : inWindow(q, now, limits.window().toMillis());
-        recent.add(now);
-        int dayCount = q != null && q.getDay() == today ? q.getDayCount() + 1 : 1;
-        long first = q != null && q.getFirstVoteAt() > 0 ? q.getFirstVoteAt() : now;
-        store.put(voter, new VoterQuota(recent, today, dayCount, first));
-    }
+        /** Counts one vote at {@code now}. */
+        void record(long now) {
+            int today = (int) Math.floorDiv(now, DAY_MS);
+            List<Long> recent = q == null ? new ArrayList<>() : inWindow(q, now, limits.window().toMillis());
+            recent.add(now);
+            int dayCount = q != null && q.getDay() == today ? q.getDayCount() + 1 : 1;
+            long first = q != null && q.getFirstVoteAt() > 0 ? q.getFirstVoteAt() : now;
+            q = new VoterQuota(recent, today, dayCount, first);
+            store.put(voter, q);
+        }
 
-    /** Whether the voter had a counted vote before {@code instant} (epoch ms): a voter with history. */
-    boolean votedBefore(String voter, long instant) {
-        VoterQuota q = store.get(voter);
-        return q != null && q.getFirstVoteAt() > 0 && q.getFirstVoteAt() < instant;
+        /** Whether the voter had a counted vote before {@code instant} (epoch ms): a voter with history. */
+        boolean votedBefore(long instant) {
+            return q != null && q.getFirstVoteAt() > 0 && q.getFirstVoteAt() < instant;
+        }
     }
 
     private static List<Long> inWindow(VoterQuota q, long now, long windowMs) {

@@ -7,12 +7,18 @@ import dev.tally.schema.ItemState;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
+import static org.assertj.core.api.Assertions.assertThat;
+
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import org.apache.kafka.streams.StreamsConfig;
@@ -29,12 +35,12 @@ final class ProcessorDriver implements AutoCloseable {
             VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1));
 
     final TopologyTestDriver driver;
-    final TestInputTopic<String, VoteCommand> commands;
+    final TestInputTopic<String, VoteCommandBatch> commands;
     final TestInputTopic<String, ReactionType> reactions;
     final TestInputTopic<String, ItemStatus> catalog;
     final TestOutputTopic<String, VoteEvent> events;
     final TestOutputTopic<String, CountDelta> deltas;
-    final TestOutputTopic<String, VoteOutcome> outcomes;
+    final TestOutputTopic<String, VoteOutcomeBatch> outcomes;
 
     ProcessorDriver() {
         this(CONFIG);
@@ -83,10 +89,22 @@ final class ProcessorDriver implements AutoCloseable {
         return command(voter, item).setAction(CommandAction.REACTION).setReaction(code).setMode(mode).build();
     }
 
-    /** Sends the command and returns the processor's answer to it. */
+    /** Sends the command (a batch of one) and returns the processor's answer to it. */
     VoteOutcome send(VoteCommand c) {
-        commands.pipeInput(c.getVoter(), c);
-        return outcomes.readValue();
+        List<VoteOutcome> answers = sendBatch(List.of(c));
+        assertThat(answers).as("one answer to one command").hasSize(1);
+        return answers.get(0);
+    }
+
+    /**
+     * Sends the commands as one batch record and returns the answers of its one outcome record (commands
+     * with no reply partition get none).
+     */
+    List<VoteOutcome> sendBatch(List<VoteCommand> batch) {
+        commands.pipeInput(batch.get(0).getVoter(), new VoteCommandBatch(new ArrayList<>(batch)));
+        List<VoteOutcomeBatch> records = outcomes.readValuesToList();
+        assertThat(records).as("at most one outcome record per batch and API instance").hasSizeLessThanOrEqualTo(1);
+        return records.isEmpty() ? List.of() : records.get(0).getOutcomes();
     }
 
     /** An up-vote ({@code set} mode) by {@code voter} on {@code item}, received at {@code at}, and its answer. */

@@ -147,6 +147,8 @@ class ReferenceModelTest {
             p.setItem("locked", ItemState.LOCKED);
             p.setItem("gone", ItemState.DELETED);
             Map<String, VoteCommand> lastKeyed = new HashMap<>();
+            List<VoteCommand> batch = new ArrayList<>();
+            int batchSize = 1;
             for (int i = 0; i < 10_000; i++) {
                 VoteCommand c;
                 String voter = VOTERS.get(random.nextInt(VOTERS.size()));
@@ -158,9 +160,20 @@ class ReferenceModelTest {
                         lastKeyed.put(voter, c);
                     }
                 }
-                VoteOutcome actual = p.send(c);
-                assertThat(Answer.of(actual)).as("command %d: %s", i, c).isEqualTo(model.apply(c));
-                if (random.nextInt(50) == 0) {
+                batch.add(c);
+                if (batch.size() < batchSize && i < 9_999) {
+                    continue;
+                }
+                // batches of 1 to 8 commands, as the API packs them: resolved in order, one answer each
+                List<VoteOutcome> answers = p.sendBatch(batch);
+                assertThat(answers).hasSize(batch.size());
+                for (int k = 0; k < batch.size(); k++) {
+                    assertThat(Answer.of(answers.get(k))).as("command %d of a batch of %d: %s", k, batch.size(), batch.get(k))
+                            .isEqualTo(model.apply(batch.get(k)));
+                }
+                batch.clear();
+                batchSize = 1 + random.nextInt(8);
+                if (random.nextInt(20) == 0) {
                     drain(p, projected);
                 }
             }

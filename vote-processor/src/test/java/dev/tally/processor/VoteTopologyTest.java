@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
@@ -26,8 +28,8 @@ class VoteTopologyTest {
     private TopologyTestDriver driver;
     private TestOutputTopic<String, VoteEvent> events;
     private TestOutputTopic<String, CountDelta> deltas;
-    private TestOutputTopic<String, VoteOutcome> outcomes;
-    private TestInputTopic<String, VoteCommand> commands;
+    private TestOutputTopic<String, VoteOutcomeBatch> outcomes;
+    private TestInputTopic<String, VoteCommandBatch> commands;
 
     @BeforeEach
     void setUp() {
@@ -140,10 +142,37 @@ class VoteTopologyTest {
     void shouldNotAnswerWhenNobodyWaits() {
         VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
         c.setReplyPartition(-1);
-        commands.pipeInput(c.getVoter(), c);
+        commands.pipeInput(c.getVoter(), new VoteCommandBatch(new java.util.ArrayList<>(java.util.List.of(c))));
 
         assertThat(outcomes.isEmpty()).isTrue();
         assertThat(events.readValue().getOutcome()).isEqualTo(Outcome.ACCEPTED);
+    }
+
+    @Test
+    void aBatchIsResolvedInOrderAndAnsweredWithOneRecord() {
+        VoteCommand up = vote("v1", "1", 1, VoteMode.TOGGLE);
+        VoteCommand again = vote("v1", "1", 1, VoteMode.TOGGLE); // the same voter later in the batch: a toggle off
+        VoteCommand other = vote("v2", "1", -1, VoteMode.TOGGLE);
+        commands.pipeInput("v1", new VoteCommandBatch(new java.util.ArrayList<>(java.util.List.of(up, again, other))));
+
+        java.util.List<VoteOutcomeBatch> records = outcomes.readValuesToList();
+        assertThat(records).hasSize(1);
+        assertThat(records.get(0).getOutcomes()).extracting(VoteOutcome::getCommandId)
+                .containsExactly(up.getCommandId(), again.getCommandId(), other.getCommandId());
+        assertThat(records.get(0).getOutcomes()).extracting(VoteOutcome::getOutcome)
+                .containsExactly(Outcome.ACCEPTED, Outcome.RETRACTED, Outcome.ACCEPTED);
+        assertThat(events.readValuesToList()).hasSize(3).allSatisfy(e ->
+                assertThat(e.getSourceOffset()).as("every vote of a batch is at the batch's offset").isZero());
+    }
+
+    @Test
+    void aCommandWrittenAloneBeforeBatchesIsStillResolved() {
+        VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
+        var legacy = fixture.driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
+                dev.tally.schemas.AvroSerde.of(VoteCommand.class).serializer());
+        legacy.pipeInput(c.getVoter(), c);
+
+        assertThat(outcomes.readValue().getOutcomes()).extracting(VoteOutcome::getOutcome).containsExactly(Outcome.ACCEPTED);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.tally.launcher.bench;
 
 import dev.tally.common.KafkaSettings;
+import dev.tally.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -13,14 +14,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 
 /**
  * The crash drill: the vote-processor runs as separate processes ({@code ./tally vote-processor}, each
  * with its own state directory and query port, all in one consumer group), and one of them is killed
  * with SIGKILL — no shutdown hook, no commit, no goodbye to the group — K times while it
  * works through the commands, and started again on the same state directory. Kill {@code i} of
- * {@code K} comes when the group has committed {@code i/(K+1)} of the commands, so every kill lands
+ * {@code K} comes when the processors have resolved {@code i/(K+1)} of the votes, so every kill lands
  * mid-stream; the victims alternate. Exactly-once must then still show every acknowledged vote in the
  * event log once.
  */
@@ -96,16 +96,17 @@ public final class Chaos implements AutoCloseable {
 
     /**
      * Kills and restarts a vote-processor {@code count} times on a background thread: kill {@code i} once
-     * the group {@code group} has committed {@code i/(count+1)} of the commands after {@code base} (the
-     * topic's size before the load, {@link #commandsWritten}) up to {@code base + expected} ({@code
-     * expected} may change while the load runs). Join the returned thread before auditing.
+     * the processors have written events for {@code i/(count+1)} of the votes after {@code base} (the event
+     * log's size before the load, {@link #eventsWritten}) up to {@code base + expected} ({@code expected}
+     * may change while the load runs; every bench vote is one event, and a batch carries many votes, so
+     * the event log, not the command topic, measures progress). Join the returned thread before auditing.
      */
-    public Thread drill(KafkaSettings kafka, String group, int count, long base, LongSupplier expected, PrintStream err) {
+    public Thread drill(KafkaSettings kafka, int count, long base, LongSupplier expected, PrintStream err) {
         Thread t = new Thread(() -> {
             try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
                 for (int i = 1; i <= count; i++) {
                     long giveUp = System.nanoTime() + STALLED.toNanos();
-                    while ((committed(admin, group) - base) * (count + 1) < expected.getAsLong() * i) {
+                    while ((eventsWritten(admin) - base) * (count + 1) < expected.getAsLong() * i) {
                         if (System.nanoTime() > giveUp) {
                             err.printf("%nbench: chaos: the vote-processors did not reach kill %d's share of the commands"
                                     + " within %d s; no more kills%n", i, STALLED.toSeconds());
@@ -134,11 +135,21 @@ public final class Chaos implements AutoCloseable {
         return t;
     }
 
-    private static long committed(Admin admin, String group) throws Exception {
-        return EventLog.committed(admin, group).values().stream().mapToLong(OffsetAndMetadata::offset).sum();
+    /**
+     * Records written to {@code tally.vote-events} so far, over all partitions (its end offsets: transaction
+     * markers and aborted writes included, so a kill comes a little early, never late).
+     */
+    public static long eventsWritten(KafkaSettings kafka) throws Exception {
+        try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
+            return eventsWritten(admin);
+        }
     }
 
-    /** Commands written to {@code tally.vote-commands} so far, over all partitions (its end offsets). */
+    private static long eventsWritten(Admin admin) throws Exception {
+        return EventLog.ends(admin, Topics.VOTE_EVENTS.name()).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** Command records written to {@code tally.vote-commands} so far (each a batch of votes). */
     public static long commandsWritten(KafkaSettings kafka) throws Exception {
         try (Admin admin = Admin.create(kafka.clientProps("tally-bench-chaos"))) {
             return EventLog.commandEnds(admin).values().stream().mapToLong(Long::longValue).sum();

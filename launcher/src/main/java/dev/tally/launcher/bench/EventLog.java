@@ -49,7 +49,11 @@ public final class EventLog {
 
     /** The end offset of every partition of {@code tally.vote-commands}: what has been written so far. */
     static Map<TopicPartition, Long> commandEnds(Admin admin) throws Exception {
-        String topic = Topics.VOTE_COMMANDS.name();
+        return ends(admin, Topics.VOTE_COMMANDS.name());
+    }
+
+    /** The end offset of every partition of {@code topic}. */
+    static Map<TopicPartition, Long> ends(Admin admin, String topic) throws Exception {
         var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
         Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
                 .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));

@@ -3,6 +3,7 @@ package dev.tally.launcher.bench;
 import dev.tally.common.KafkaSettings;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.VoteCommand;
+import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteMode;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
@@ -16,19 +17,28 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 
 /**
- * The Kafka-native path: producer threads write {@code VoteCommand}s straight to
- * {@code tally.vote-commands}, keyed by voter, acks=all and idempotent, as a trusted upstream service
- * would. A vote is acknowledged when its send callback reports no error.
+ * The Kafka-native path: producer threads write command batches straight to {@code tally.vote-commands},
+ * each to the partition its voters map to, acks=all and idempotent, as a trusted upstream service would
+ * (and as the ingest API does). A vote is acknowledged when its batch's send callback reports no error.
  */
 public final class KafkaLoad {
+    static final int MAX_BATCH = 200;
+    static final int LINGER_MS = 5;
+
     private KafkaLoad() {}
 
     public static void run(KafkaSettings kafka, Workload workload, int threads, LoadStats stats, ViewFollower follower)
             throws InterruptedException {
+        run(kafka, workload, threads, stats, follower, Duration.ofMillis(LINGER_MS));
+    }
+
+    /** @param linger how long a partition's batch waits for more votes after its first */
+    public static void run(KafkaSettings kafka, Workload workload, int threads, LoadStats stats, ViewFollower follower,
+                           Duration linger) throws InterruptedException {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
-            Thread worker = new Thread(() -> produce(kafka, workload, id, stats, follower), "bench-producer-" + t);
+            Thread worker = new Thread(() -> produce(kafka, workload, id, stats, follower, linger.toNanos()), "bench-producer-" + t);
             worker.start();
             workers.add(worker);
         }
@@ -37,7 +47,8 @@ public final class KafkaLoad {
         }
     }
 
-    private static void produce(KafkaSettings kafka, Workload workload, int id, LoadStats stats, ViewFollower follower) {
+    private static void produce(KafkaSettings kafka, Workload workload, int id, LoadStats stats, ViewFollower follower,
+                                long lingerNanos) {
         var props = kafka.producerProps("tally-bench-" + id, Duration.ofSeconds(120));
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
@@ -46,6 +57,8 @@ public final class KafkaLoad {
         var topic = Topics.VOTE_COMMANDS;
         SplittableRandom random = new SplittableRandom(0x7a11L * 31 + id);
         try (var producer = new KafkaProducer<>(props, topic.keySerde().serializer(), topic.valueSerde().serializer())) {
+            int partitions = producer.partitionsFor(topic.name()).size();
+            Batches batches = new Batches(partitions, lingerNanos);
             for (long seq = stats.claim(); seq >= 0; seq = stats.claim()) {
                 Workload.Vote vote = workload.vote(seq, random);
                 VoteCommand command = VoteCommand.newBuilder()
@@ -53,21 +66,72 @@ public final class KafkaLoad {
                         .setVoter(vote.voter()).setItemType(Workload.ITEM_TYPE).setItemId(vote.itemId())
                         .setAction(CommandAction.VOTE).setVoteValue(vote.value()).setMode(VoteMode.SET)
                         .setRequestHash("").setReplyPartition(-1).setReceivedAt(Instant.now()).build();
-                boolean sampled = stats.sampled(seq);
-                producer.send(new ProducerRecord<>(topic.name(), vote.voter(), command), (md, e) -> {
-                    if (e != null) {
-                        stats.failed(e.toString());
-                        return;
-                    }
-                    stats.acked();
-                    if (sampled) {
-                        follower.expect(vote.itemKey(), md.partition(), md.offset(), System.nanoTime());
-                    }
-                });
+                int partition = Topics.voterPartition(vote.voter(), partitions);
+                batches.add(partition, command, stats.sampled(seq) ? vote.itemKey() : null);
+                batches.sendDue(producer, stats, follower, System.nanoTime());
             }
+            batches.sendDue(producer, stats, follower, Long.MAX_VALUE);
             producer.flush();
         } catch (RuntimeException e) {
             stats.crashed(e);
+        }
+    }
+
+    /**
+     * Votes packed per partition as the ingest API packs them: a batch leaves at {@value #MAX_BATCH} votes
+     * or its linger ({@value #LINGER_MS} ms unless told) after its first vote.
+     */
+    private static final class Batches {
+        private final List<List<VoteCommand>> commands = new ArrayList<>();
+        private final List<List<String>> sampledItems = new ArrayList<>(); // item key of a sampled vote, else null
+        private final long[] firstAt;
+        private final long lingerNanos;
+
+        Batches(int partitions, long lingerNanos) {
+            this.lingerNanos = lingerNanos;
+            firstAt = new long[partitions];
+            for (int p = 0; p < partitions; p++) {
+                commands.add(new ArrayList<>());
+                sampledItems.add(new ArrayList<>());
+            }
+        }
+
+        void add(int partition, VoteCommand command, String sampledItem) {
+            if (commands.get(partition).isEmpty()) {
+                firstAt[partition] = System.nanoTime();
+            }
+            commands.get(partition).add(command);
+            sampledItems.get(partition).add(sampledItem);
+        }
+
+        /** Sends every batch that is full or has waited its linger ({@code now = Long.MAX_VALUE}: all). */
+        void sendDue(KafkaProducer<String, VoteCommandBatch> producer, LoadStats stats, ViewFollower follower, long now) {
+            for (int p = 0; p < firstAt.length; p++) {
+                List<VoteCommand> batch = commands.get(p);
+                if (batch.isEmpty() || (batch.size() < MAX_BATCH && now - firstAt[p] < lingerNanos)) {
+                    continue;
+                }
+                List<String> sampled = sampledItems.get(p);
+                int votes = batch.size();
+                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), p, batch.get(0).getVoter(),
+                        new VoteCommandBatch(batch)), (md, e) -> {
+                    if (e != null) {
+                        for (int i = 0; i < votes; i++) {
+                            stats.failed(e.toString());
+                        }
+                        return;
+                    }
+                    long at = System.nanoTime();
+                    for (String item : sampled) {
+                        stats.acked();
+                        if (item != null) {
+                            follower.expect(item, md.partition(), md.offset(), at);
+                        }
+                    }
+                });
+                commands.set(p, new ArrayList<>());
+                sampledItems.set(p, new ArrayList<>());
+            }
         }
     }
 }

@@ -1,0 +1,87 @@
+package dev.tally.schemas;
+
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecord;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.Serde;
+import org.apache.kafka.common.serialization.Serializer;
+
+/**
+ * The serde of a topic whose records became batches: writes the batch type {@code B}, and reads both a
+ * batch and a record written as a single {@code S} (any recorded version), which it wraps as a batch of
+ * one. Which of the two a record is, its single-object fingerprint says.
+ */
+public final class BatchSerde<B extends SpecificRecord, S extends SpecificRecord>
+        implements Serde<B>, Serializer<B>, Deserializer<B> {
+    private final AvroSerde<B> batches;
+    private final AvroSerde<S> singles;
+    private final Set<Long> singleFingerprints;
+    private final Function<S, B> wrap;
+
+    private BatchSerde(Class<B> batchType, Class<S> singleType, Function<S, B> wrap) {
+        this.batches = AvroSerde.of(batchType);
+        this.singles = AvroSerde.of(singleType);
+        this.wrap = wrap;
+        Schema current = SpecificData.getForClass(singleType).getSchema(singleType);
+        this.singleFingerprints = Stream.concat(SchemaHistory.versions(current.getFullName()).stream(), Stream.of(current))
+                .map(SchemaNormalization::parsingFingerprint64).collect(Collectors.toUnmodifiableSet());
+    }
+
+    /** @param wrap makes a batch of one single record */
+    public static <B extends SpecificRecord, S extends SpecificRecord> BatchSerde<B, S> of(
+            Class<B> batchType, Class<S> singleType, Function<S, B> wrap) {
+        return new BatchSerde<>(batchType, singleType, wrap);
+    }
+
+    /** Whether these single-object bytes hold a single record rather than a batch. */
+    boolean isSingle(byte[] bytes) {
+        if (bytes.length < 10) {
+            return false;
+        }
+        long fingerprint = 0;
+        for (int i = 9; i >= 2; i--) { // little-endian, after the C3 01 marker
+            fingerprint = (fingerprint << 8) | (bytes[i] & 0xFF);
+        }
+        return singleFingerprints.contains(fingerprint);
+    }
+
+    public B decode(byte[] bytes) {
+        return isSingle(bytes) ? wrap.apply(singles.decode(bytes)) : batches.decode(bytes);
+    }
+
+    public byte[] encode(B batch) {
+        return batches.encode(batch);
+    }
+
+    @Override
+    public byte[] serialize(String topic, B data) {
+        return data == null ? null : encode(data);
+    }
+
+    @Override
+    public B deserialize(String topic, byte[] data) {
+        return data == null ? null : decode(data);
+    }
+
+    @Override
+    public Serializer<B> serializer() {
+        return this;
+    }
+
+    @Override
+    public Deserializer<B> deserializer() {
+        return this;
+    }
+
+    @Override
+    public void configure(java.util.Map<String, ?> configs, boolean isKey) {}
+
+    @Override
+    public void close() {}
+}
