@@ -1,5 +1,6 @@
 package dev.tally.common;
 
+import dev.tally.schemas.Topics;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.ItemState;
 import dev.tally.schema.ItemStatus;
@@ -26,7 +27,7 @@ public record CommandChecks(int catalogVersion, boolean requireCatalog) {
             return refuse(Rejection.CATALOG_VERSION, "catalog_version " + c.getCatalogVersion()
                     + " is not the current version " + catalogVersion);
         }
-        String itemKey = c.getItemType() + ":" + c.getItemId();
+        String itemKey = Topics.itemKey(c.getItemType(), c.getItemId());
         ItemStatus status = catalog.apply(itemKey);
         if (status == null ? requireCatalog : status.getStatus() == ItemState.DELETED) {
             return refuse(Rejection.ITEM_NOT_FOUND, "item " + itemKey + (status == null ? " is not in the catalogue" : " was deleted"));

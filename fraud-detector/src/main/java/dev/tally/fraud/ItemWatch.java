@@ -1,5 +1,7 @@
 package dev.tally.fraud;
 
+import dev.tally.schemas.ItemKey;
+import dev.tally.schemas.FlagKey;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemBurst;
@@ -62,7 +64,7 @@ final class ItemWatch extends ContextualProcessor<String, CountDelta, String, Fr
         if (b.getCount() > threshold && b.getFlaggedUntil() <= now) {
             long until = windowStart + 2 * windowMs;
             b.setFlaggedUntil(until);
-            String key = "item:" + record.key();
+            String key = FlagKey.burst(ItemKey.parse(record.key())).toString();
             context().forward(new Record<>(key, new FraudFlag(key, FlagKind.BURST, b.getCount() + " votes in "
                     + config.burstWindow().toSeconds() + " s (threshold " + Math.round(threshold) + ")",
                     Instant.ofEpochMilli(now), Instant.ofEpochMilli(until)), now));

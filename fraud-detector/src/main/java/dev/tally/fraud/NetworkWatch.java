@@ -1,5 +1,7 @@
 package dev.tally.fraud;
 
+import dev.tally.schemas.ItemKey;
+import dev.tally.schemas.FlagKey;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.NetworkActivity;
@@ -57,7 +59,7 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
         if (voters.size() > config.clusterVoters() && a.getChallengeUntil() <= now) {
             long until = now + config.challengeFor().toMillis();
             a.setChallengeUntil(until);
-            flag("net:" + network, FlagKind.CHALLENGE, voters.size() + " voters within "
+            flag(FlagKey.challenge(network).toString(), FlagKind.CHALLENGE, voters.size() + " voters within "
                     + config.clusterWindow().toSeconds() + " s", now, until);
         }
         int today = (int) Math.floorDiv(now, DAY_MS);
@@ -69,14 +71,15 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
         long midnight = (today + 1L) * DAY_MS;
         a.setDayCount(a.getDayCount() + 1);
         if (a.getDayCount() == config.networkDailyLimit() + 1) {
-            flag("netday:" + network, FlagKind.QUOTA, "over " + config.networkDailyLimit() + " votes today", now, midnight);
+            flag(FlagKey.networkDay(network).toString(), FlagKind.QUOTA, "over " + config.networkDailyLimit() + " votes today", now, midnight);
         }
-        String item = c.getItemType() + ":" + c.getItemId();
+        ItemKey itemKey = new ItemKey(c.getItemType(), c.getItemId());
+        String item = itemKey.toString();
         Map<String, Integer> perItem = new HashMap<>(a.getItemDayCounts());
         int n = perItem.merge(item, 1, Integer::sum);
         a.setItemDayCounts(perItem);
         if (n == config.networkItemDailyLimit() + 1) {
-            flag("netitem:" + network + ":" + item, FlagKind.QUOTA, "over " + config.networkItemDailyLimit()
+            flag(FlagKey.networkItem(network, itemKey).toString(), FlagKind.QUOTA, "over " + config.networkItemDailyLimit()
                     + " votes on one item today", now, midnight);
         }
         store.put(network, a);

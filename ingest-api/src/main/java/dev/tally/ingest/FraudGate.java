@@ -1,5 +1,7 @@
 package dev.tally.ingest;
 
+import dev.tally.schemas.ItemKey;
+import dev.tally.schemas.FlagKey;
 import dev.tally.common.KeyedView;
 import dev.tally.ingest.challenge.ChallengeVerifier;
 import dev.tally.schema.FraudFlag;
@@ -27,12 +29,12 @@ final class FraudGate {
         this.challenges = challenges;
     }
 
-    void check(Context ctx, String network, InetAddress address, String itemKey) {
+    void check(Context ctx, String network, InetAddress address, ItemKey itemKey) {
         if (network == null) {
             return; // a loopback caller: no client network to judge
         }
         Instant now = Instant.now();
-        for (String key : new String[] {"netday:" + network, "netitem:" + network + ":" + itemKey}) {
+        for (FlagKey key : new FlagKey[] {FlagKey.networkDay(network), FlagKey.networkItem(network, itemKey)}) {
             active(key, now).ifPresent(flag -> {
                 long retry = Math.max(1, Duration.between(now, flag.getExpiresAt()).toSeconds());
                 throw new ApiProblem(429, "quota-exceeded", "Daily quota reached",
@@ -40,7 +42,7 @@ final class FraudGate {
                         .withHeader("Retry-After", Long.toString(retry));
             });
         }
-        if (active("net:" + network, now).isPresent()) {
+        if (active(FlagKey.challenge(network), now).isPresent()) {
             String token = ctx.header(CHALLENGE_HEADER);
             if (token == null || token.isBlank()) {
                 throw new ApiProblem(403, "challenge-required", "Challenge required",
@@ -53,7 +55,8 @@ final class FraudGate {
         }
     }
 
-    private Optional<FraudFlag> active(String key, Instant now) {
+    private Optional<FraudFlag> active(FlagKey flagKey, Instant now) {
+        String key = flagKey.toString();
         return flags.get(key).filter(f -> !now.isBefore(f.getRaisedAt()) && now.isBefore(f.getExpiresAt()));
     }
 }

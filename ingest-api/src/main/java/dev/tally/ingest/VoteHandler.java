@@ -1,5 +1,6 @@
 package dev.tally.ingest;
 
+import dev.tally.schemas.ItemKey;
 import dev.tally.common.CommandChecks;
 import dev.tally.common.KeyedView;
 import dev.tally.common.Rejection;
@@ -72,7 +73,7 @@ final class VoteHandler {
         Identities.Voter voter = identities.requireVoter(ctx);
         Identities.Client client = identities.client(ctx);
         String network = client.network();
-        fraudGate.check(ctx, network, client.address(), request.itemType() + ":" + request.itemId());
+        fraudGate.check(ctx, network, client.address(), new ItemKey(request.itemType(), request.itemId()));
         VoteCommand command = VoteCommand.newBuilder()
                 .setCommandId(UUID.randomUUID().toString()).setVoter(voter.hash()).setNetwork(network)
                 .setAccountCreated(voter.accountCreated().orElse(null))

@@ -8,6 +8,7 @@ import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoterItemState;
+import dev.tally.schemas.ItemKey;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +50,7 @@ final class VoidCommand implements Callable<Integer> {
         int votes = 0;
         int reactions = 0;
         for (var e : held.entrySet()) {
-            String[] item = e.getKey().split(":", 2);
+            ItemKey item = ItemKey.parse(e.getKey());
             if (e.getValue().getVote() != 0) {
                 retractions.add(retraction(item, CommandAction.VOTE));
                 votes++;
@@ -70,9 +71,9 @@ final class VoidCommand implements Callable<Integer> {
         return 0;
     }
 
-    private VoteCommand retraction(String[] item, CommandAction action) {
+    private VoteCommand retraction(ItemKey item, CommandAction action) {
         return VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
-                .setItemType(item[0]).setItemId(item[1]).setAction(action).setVoteValue(0).setReaction(null)
+                .setItemType(item.type()).setItemId(item.id()).setAction(action).setVoteValue(0).setReaction(null)
                 .setMode(VoteMode.SET).setRequestHash("void").setModeration(true).setReceivedAt(Instant.now()).build();
     }
 
@@ -82,7 +83,7 @@ final class VoidCommand implements Callable<Integer> {
         TopicScan.readAll(kafka, Topics.VOTE_EVENTS, r -> {
             VoteEvent e = r.value();
             if (e != null && voter.equals(e.getVoter())) {
-                state.put(e.getItemType() + ":" + e.getItemId(), e.getAfter());
+                state.put(Topics.itemKey(e.getItemType(), e.getItemId()), e.getAfter());
             }
         });
         return state;

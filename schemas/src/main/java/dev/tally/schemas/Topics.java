@@ -84,9 +84,9 @@ public final class Topics {
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
                     REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, DEAD_LETTERS);
 
-    /** The key of an item in every item-keyed topic and store. */
+    /** The key of an item in every item-keyed topic and store ({@link ItemKey}'s wire form). */
     public static String itemKey(String itemType, String itemId) {
-        return itemType + ":" + itemId;
+        return new ItemKey(itemType, itemId).toString();
     }
 
     public static Topic<?, ?> byName(String name) {

@@ -1,5 +1,7 @@
 package dev.tally.processor;
 
+import dev.tally.schemas.ItemKey;
+import dev.tally.schemas.FlagKey;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.QuarantineRecord;
@@ -42,7 +44,7 @@ final class Quarantine {
 
     /** The burst flag covering the item at the command's time, if any. */
     Optional<FraudFlag> burst(VoteCommand c) {
-        FraudFlag flag = flags.get("item:" + c.getItemType() + ":" + c.getItemId());
+        FraudFlag flag = flags.get(FlagKey.burst(new ItemKey(c.getItemType(), c.getItemId())).toString());
         boolean active = flag != null && flag.getKind() == FlagKind.BURST
                 && !c.getReceivedAt().isBefore(flag.getRaisedAt()) && c.getReceivedAt().isBefore(flag.getExpiresAt());
         return active ? Optional.of(flag) : Optional.empty();

@@ -30,7 +30,7 @@ public enum Workload {
     /** One vote to send. */
     public record Vote(long seq, String voter, String itemId, int value) {
         public String itemKey() {
-            return ITEM_TYPE + ":" + itemId;
+            return dev.tally.schemas.Topics.itemKey(ITEM_TYPE, itemId);
         }
     }
 
