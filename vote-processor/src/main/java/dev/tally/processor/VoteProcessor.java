@@ -7,6 +7,7 @@ import dev.tally.common.query.StoreRouter;
 import dev.tally.common.query.Unavailable;
 import dev.tally.common.query.VoterStateQuery;
 import dev.tally.common.query.VoterStateView;
+import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
@@ -57,12 +58,11 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
         if (held != null) { // a quarantined vote: its voter sees it, the public counts do not
             return new VoterStateView(held.getVote(), held.getReaction(), partition, -1, stale);
         }
-        VoterItemState s = (VoterItemState) states.get(key);
+        VoterItem s = (VoterItem) states.get(key);
         if (s == null) {
             return VoterStateView.none(partition);
         }
-        Long offset = this.<Long>store(VoteTopology.VOTER_ITEM_OFFSETS_STORE).get(key);
-        return new VoterStateView(s.getVote(), s.getReaction(), partition, offset == null ? -1 : offset, stale);
+        return new VoterStateView(s.getVote(), s.getReaction(), partition, s.getOffset(), stale);
     }
 
     /** A sibling store of the voter-item state on this instance (same tasks, so same availability). */

@@ -16,6 +16,7 @@ import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
+import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
@@ -74,8 +75,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     private final VoteProcessorConfig config;
     private final CommandChecks checks;
-    private KeyValueStore<String, VoterItemState> states;
-    private KeyValueStore<String, Long> offsets;
+    private KeyValueStore<String, VoterItem> states;
     private KeyValueStore<String, Double> weights;
     private PendingDeltas pending;
     private KeyValueStore<String, IdempotencyRecord> idempotency;
@@ -94,7 +94,6 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     public void init(ProcessorContext<String, Object> context) {
         super.init(context);
         states = context.getStateStore(VoteTopology.VOTER_ITEM_STORE);
-        offsets = context.getStateStore(VoteTopology.VOTER_ITEM_OFFSETS_STORE);
         weights = context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE);
         pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE));
         idempotency = context.getStateStore(VoteTopology.IDEMPOTENCY_STORE);
@@ -246,10 +245,9 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             if (mayHold && !command.getModeration()) {
                 limits.record(at);
             }
-            states.put(stateKey, afterRecord);
-            if (source.offset() >= 0) {
-                offsets.put(stateKey, source.offset());
-            }
+            // a released vote has no command offset of its own: the state keeps the last one it had
+            long offset = source.offset() >= 0 ? source.offset() : lastOffset(stateKey);
+            states.put(stateKey, new VoterItem(after.vote(), after.reaction(), weightAfter, offset));
             change = CountChange.of(before, after, weightBefore, weightAfter);
             VoteEvent event = VoteEvent.newBuilder()
                     .setCommandId(command.getCommandId()).setVoter(command.getVoter())
@@ -276,18 +274,24 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
      * 1.0 were ever written there), read only for such a vote and moved into the state when it is next written.
      */
     private VoterItemState stored(String stateKey) {
-        VoterItemState s = states.get(stateKey);
+        VoterItem s = states.get(stateKey);
         if (s == null) {
             return toAvro(VoterState.NONE, 1.0);
         }
-        if (s.getVote() != 0 && s.getWeight() == 1.0) {
+        double weight = s.getWeight();
+        if (s.getVote() != 0 && weight == 1.0) {
             Double legacy = weights.get(stateKey);
             if (legacy != null) {
                 weights.delete(stateKey);
-                s.setWeight(legacy);
+                weight = legacy;
             }
         }
-        return s;
+        return new VoterItemState(s.getVote(), s.getReaction(), weight);
+    }
+
+    private long lastOffset(String stateKey) {
+        VoterItem s = states.get(stateKey);
+        return s == null ? -1 : s.getOffset();
     }
 
     private VoterItemState current(VoteCommand command) {

@@ -3,6 +3,7 @@ package dev.tally.processor;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.QuarantineRecord;
+import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schema.VoterQuota;
 import dev.tally.schema.VoteOutcomeBatch;
@@ -19,8 +20,8 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The vote-processor topology: reads {@code tally.vote-commands} (command batches, keyed by hashed voter) and the global
  * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
- * {@value #VOTER_ITEM_STORE} store (voter|item → state; {@value #VOTER_ITEM_OFFSETS_STORE} keeps the offset of
- * each voter-item's last change, for read-your-writes) with idempotency keys in
+ * {@value #VOTER_ITEM_STORE} store (voter|item → one record: state, weight and the offset of its last change,
+ * for read-your-writes) with idempotency keys in
  * {@value #IDEMPOTENCY_STORE} (voter|key → first answer) and per-voter limits in {@value #VOTER_QUOTAS_STORE},
  * and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
@@ -28,7 +29,6 @@ import org.apache.kafka.streams.state.Stores;
  */
 public final class VoteTopology {
     public static final String VOTER_ITEM_STORE = "voter-item-state";
-    public static final String VOTER_ITEM_OFFSETS_STORE = "voter-item-offsets";
     public static final String VOTER_ITEM_WEIGHTS_STORE = "voter-item-weights";
     public static final String PENDING_DELTAS_STORE = "pending-deltas";
     public static final String IDEMPOTENCY_STORE = "idempotency-keys";
@@ -73,9 +73,8 @@ public final class VoteTopology {
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),
                 Serdes.String(), AvroSerde.of(IdempotencyRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),
-                Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_OFFSETS_STORE),
-                Serdes.String(), Serdes.Long()), RESOLVER);
+                Serdes.String(), AvroSerde.of(VoterItem.class)), RESOLVER);
+        // legacy: weights below 1.0 of votes stored before the voter-item record carried its weight
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_WEIGHTS_STORE),
                 Serdes.String(), Serdes.Double()), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),

@@ -172,7 +172,7 @@ class QuarantineTest {
 
         assertThat(flushedUpDown()).as("five voters, each at −1").containsExactly(0, 5);
         for (int i = 0; i < 5; i++) {
-            assertThat(p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+            assertThat(p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
                     .get("fresh" + i + "|post:hot").getVote()).isEqualTo(-1);
             assertThat(p.driver.getKeyValueStore(VoteTopology.HELD_STATE_STORE).get("fresh" + i + "|post:hot"))
                     .as("nothing held any more").isNull();

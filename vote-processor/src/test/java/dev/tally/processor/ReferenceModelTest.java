@@ -180,11 +180,11 @@ class ReferenceModelTest {
             drain(p, projected);
 
             assertThat(projected).isEqualTo(model.counts);
-            KeyValueStore<String, VoterItemState> store = p.driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
+            KeyValueStore<String, dev.tally.schema.VoterItem> store = p.driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
             for (String voter : VOTERS) {
                 for (String item : ITEMS) {
                     String slot = voter + "|" + item;
-                    VoterItemState s = store.get(voter + "|post:" + item);
+                    dev.tally.schema.VoterItem s = store.get(voter + "|post:" + item);
                     int vote = s == null ? 0 : s.getVote();
                     String reaction = s == null ? null : s.getReaction();
                     assertThat(vote).as(slot).isEqualTo(model.votes.getOrDefault(slot, new int[1])[0]);

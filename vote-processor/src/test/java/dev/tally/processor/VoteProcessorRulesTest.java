@@ -12,6 +12,7 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
+import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import java.time.Duration;
 import java.util.List;
@@ -34,8 +35,8 @@ class VoteProcessorRulesTest {
         return p.deltas.readValue();
     }
 
-    private VoterItemState stored(String voter, String item) {
-        KeyValueStore<String, VoterItemState> store = p.driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
+    private VoterItem stored(String voter, String item) {
+        KeyValueStore<String, VoterItem> store = p.driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
         return store.get(voter + "|post:" + item);
     }
 
@@ -72,7 +73,8 @@ class VoteProcessorRulesTest {
         p.send(vote("v", "1", 1, VoteMode.TOGGLE));
         p.send(reaction("v", "1", "love", VoteMode.TOGGLE));
 
-        assertThat(stored("v", "1")).isEqualTo(new VoterItemState(1, "love", 1.0));
+        assertThat(stored("v", "1").getVote()).isEqualTo(1);
+        assertThat(stored("v", "1").getReaction()).isEqualTo("love");
         CountDelta delta = flushedDelta();
         assertThat(delta.getUpvotes()).isEqualTo(1);
         assertThat(delta.getReactions()).containsOnly(Map.entry("love", 1L));
@@ -245,5 +247,17 @@ class VoteProcessorRulesTest {
         CountDelta delta = flushedDelta();
         assertThat(delta.getWeightedUp()).isEqualTo(0.0, org.assertj.core.api.Assertions.within(1e-9));
         assertThat(delta.getWeightedDown()).isEqualTo(1.0, org.assertj.core.api.Assertions.within(1e-9));
+    }
+
+    @Test
+    void theVoterItemRecordCarriesTheOffsetOfItsLastChangeForReadYourWrites() {
+        p.send(vote("v", "1", 1, VoteMode.TOGGLE));       // offset 0
+        p.send(vote("other", "1", 1, VoteMode.TOGGLE));   // offset 1
+        p.send(vote("v", "1", -1, VoteMode.TOGGLE));      // offset 2
+
+        assertThat(stored("v", "1").getOffset()).isEqualTo(2);
+        assertThat(stored("other", "1").getOffset()).isEqualTo(1);
+        p.send(vote("v", "1", -1, VoteMode.SET));         // offset 3: unchanged, nothing written
+        assertThat(stored("v", "1").getOffset()).isEqualTo(2);
     }
 }

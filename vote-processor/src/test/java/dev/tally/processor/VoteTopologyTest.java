@@ -133,7 +133,7 @@ class VoteTopologyTest {
     void shouldKeepEachVotersStateInTheStoreKeyedByVoterAndItem() {
         send(vote("v1", "1", -1, VoteMode.TOGGLE));
 
-        KeyValueStore<String, VoterItemState> store = driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
+        KeyValueStore<String, dev.tally.schema.VoterItem> store = driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
         assertThat(store.get("v1|post:1").getVote()).isEqualTo(-1);
         assertThat(store.get("v2|post:1")).isNull();
     }
