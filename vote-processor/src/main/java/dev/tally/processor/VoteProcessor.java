@@ -9,7 +9,6 @@ import dev.tally.common.query.VoterStateQuery;
 import dev.tally.common.query.VoterStateView;
 import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
-import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.HostInfo;
@@ -53,7 +52,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
 
     private VoterStateView read(ReadOnlyKeyValueStore<String, ?> states, String voterHash, String itemType, String itemId,
                                 int partition, boolean stale) throws Unavailable {
-        String key = VoteResolver.stateKey(voterHash, Topics.itemKey(itemType, itemId));
+        String key = VoterItems.key(voterHash, itemType, itemId);
         VoterItemState held = this.<VoterItemState>store(VoteTopology.HELD_STATE_STORE).get(key);
         if (held != null) { // a quarantined vote: its voter sees it, the public counts do not
             return new VoterStateView(held.getVote(), held.getReaction(), partition, -1, stale);
