@@ -63,8 +63,9 @@ public final class CpuAccount {
             sum += cpu;
             byStage.merge(stageOf(info.getThreadName()), cpu, Long::sum);
         }
-        long process = os.getProcessCpuTime();
-        byStage.put("jvm", Math.max(0, process - sum));
+        // the process's CPU time is counted in coarser ticks than a thread's: never let the total fall below its parts
+        long process = Math.max(os.getProcessCpuTime(), sum);
+        byStage.put("jvm", process - sum);
         byStage.put("total", process);
         return byStage;
     }
