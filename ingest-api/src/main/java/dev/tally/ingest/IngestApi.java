@@ -18,6 +18,9 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
 import java.util.Map;
+import jakarta.servlet.DispatcherType;
+import java.util.EnumSet;
+import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
@@ -70,6 +73,8 @@ public final class IngestApi {
             cfg.jetty.port = config.httpPort();
             // each live stream holds a thread: room for all of them plus the ordinary requests
             cfg.jetty.threadPool = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
+            cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new EventStreamAccept.Filter()),
+                    "/v1/stream", EnumSet.of(DispatcherType.REQUEST)));
             cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));
             cfg.routes.post("/v1/votes", votes::post);
             cfg.routes.get("/v1/votes/{itemType}/{itemId}", reads::item);

@@ -39,10 +39,9 @@ final class StreamHandler {
 
     /** Runs before the stream starts, so a bad request still gets a problem+json answer. */
     void validate(Context ctx) {
-        String accept = ctx.header("Accept");
-        if (accept == null || !accept.contains("text/event-stream")) {
+        if (!EventStreamAccept.admits(ctx.header("Accept"))) {
             throw new ApiProblem(406, "not-acceptable", "Not acceptable",
-                    "a live stream answers only Accept: text/event-stream (what EventSource sends)");
+                    "a live stream is text/event-stream; this request's Accept excludes it");
         }
         items(ctx);
         if (open.get() >= maxStreams) {

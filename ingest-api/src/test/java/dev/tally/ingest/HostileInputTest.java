@@ -154,7 +154,10 @@ class HostileInputTest {
         c.add(new Case("admin unknown field", "PUT", "/v1/admin/reactions/party", h("Content-Type", "application/json", "Authorization", "Bearer " + TestApi.ADMIN_TOKEN), "{\"label\":\"P\",\"active\":false}", 400, "unknown-field"));
         c.add(new Case("admin javascript icon", "PUT", "/v1/admin/reactions/party", h("Content-Type", "application/json", "Authorization", "Bearer " + TestApi.ADMIN_TOKEN), "{\"label\":\"P\",\"icon_url\":\"javascript:alert(1)\"}", 400, "invalid-request"));
         c.add(new Case("retire unknown", "DELETE", "/v1/admin/reactions/nothing", h("Authorization", "Bearer " + TestApi.ADMIN_TOKEN), null, 404, "unknown-reaction"));
-        c.add(new Case("stream without accept", "GET", "/v1/stream?items=post:1", h(), null, 406, "not-acceptable"));
+        c.add(new Case("stream for an Accept that excludes it", "GET", "/v1/stream?items=post:1",
+                h("Accept", "application/json"), null, 406, "not-acceptable"));
+        c.add(new Case("stream with text/event-stream at q=0", "GET", "/v1/stream?items=post:1",
+                h("Accept", "text/event-stream;q=0, application/json"), null, 406, "not-acceptable"));
         c.add(new Case("stream bad item", "GET", "/v1/stream?items=post", h("Accept", "text/event-stream"), null, 400, "invalid-request"));
         return c.stream();
     }
@@ -289,7 +292,7 @@ class HostileInputTest {
             } catch (java.io.IOException e) {
                 // Jetty closes a connection after refusing a body it did not read (413); the client may have
                 // reused it. The same request on a fresh connection must get a proper answer.
-                r = HttpClient.newHttpClient().send(request(method, path, headers, sent), HttpResponse.BodyHandlers.ofString());
+                r = HttpClient.newHttpClient().send(request(method, path, headers, sent), STATUS_OF_A_STREAM);
             }
             if (r.statusCode() >= 500) {
                 fiveHundreds++;
@@ -326,8 +329,36 @@ class HostileInputTest {
     }
 
     private static HttpResponse<String> send(String method, String path, Map<String, String> headers, String body) throws Exception {
-        return HTTP.send(request(method, path, headers, body), HttpResponse.BodyHandlers.ofString());
+        return HTTP.send(request(method, path, headers, body), STATUS_OF_A_STREAM);
     }
+
+    /**
+     * The body as a string, except a live stream's (it never ends): its status and headers are the answer,
+     * and the connection is dropped at once, as a client that only probes would.
+     */
+    private static final HttpResponse.BodyHandler<String> STATUS_OF_A_STREAM = info ->
+            info.headers().firstValue("Content-Type").filter(t -> t.startsWith("text/event-stream")).isPresent()
+                    ? new HttpResponse.BodySubscriber<>() {
+                        @Override
+                        public java.util.concurrent.CompletionStage<String> getBody() {
+                            return java.util.concurrent.CompletableFuture.completedFuture("(a live stream, not read)");
+                        }
+
+                        @Override
+                        public void onSubscribe(java.util.concurrent.Flow.Subscription subscription) {
+                            subscription.cancel();
+                        }
+
+                        @Override
+                        public void onNext(List<java.nio.ByteBuffer> item) {}
+
+                        @Override
+                        public void onError(Throwable throwable) {}
+
+                        @Override
+                        public void onComplete() {}
+                    }
+                    : HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8);
 
     private static HttpRequest request(String method, String path, Map<String, String> headers, String body) {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + path)).timeout(Duration.ofSeconds(10));

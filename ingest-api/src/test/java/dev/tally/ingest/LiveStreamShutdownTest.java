@@ -51,4 +51,17 @@ class LiveStreamShutdownTest {
             assertThat(late.statusCode()).as("a stream opened while stopping ends at once").isEqualTo(200);
         }
     }
+
+    @Test
+    void curlsAcceptOfAnythingGetsTheStream() throws Exception { // curl -N sends Accept: */*
+        try (TestApi api = new TestApi()) {
+            HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/v1/stream?items=post:1"))
+                    .header("Accept", "*/*").GET().build();
+            HttpResponse<Stream<String>> response = HttpClient.newHttpClient().send(request, HttpResponse.BodyHandlers.ofLines());
+            assertThat(response.statusCode()).isEqualTo(200);
+            assertThat(response.headers().firstValue("Content-Type")).hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+            assertThat(response.body().filter(l -> l.startsWith("event:")).findFirst()).hasValue("event: counts");
+            assertThat(api.live.endStreams(Duration.ofSeconds(5))).isTrue();
+        }
+    }
 }
