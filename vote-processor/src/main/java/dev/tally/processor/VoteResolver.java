@@ -7,9 +7,11 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
+import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,8 +71,18 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         } else if (record.value() instanceof VoteCommandBatch batch) {
             RecordMetadata md = context().recordMetadata().orElseThrow();
             VoteDecider.Source source = new VoteDecider.Source(md.partition(), md.offset());
+            // every answer of a batch is at the batch's offset, so a view that does not reflect it holds each
+            // voter-item as it was when the batch began: that is the baseline the API adds the voter's own change to
+            Map<String, VoterItemState> atBatchStart = new HashMap<>();
             for (VoteCommand command : batch.getCommands()) { // in order: a later vote of a voter sees the earlier
-                emit(decider.command(command, source, now), record.timestamp());
+                Decision decision = decider.command(command, source, now);
+                VoterItemState start = atBatchStart.putIfAbsent(
+                        VoterItems.key(command.getVoter(), command.getItemType(), command.getItemId()),
+                        decision.outcome().getBefore());
+                if (start != null && !(decision instanceof Decision.Held)) {
+                    decision.outcome().setBefore(start);
+                }
+                emit(decision, record.timestamp());
             }
             sendAnswers(record.timestamp());
         }

@@ -166,6 +166,26 @@ class VoteTopologyTest {
     }
 
     @Test
+    void everyAnswerOfABatchIsRelativeToTheVoterItemAsTheBatchFoundIt() {
+        // twenty identical set votes in one batch: one accepted, nineteen unchanged; the counts view may not
+        // reflect the batch yet, so each answer's "before" is the state the view then holds (none), and the
+        // API's own-vote correction makes every answer count the vote once
+        java.util.List<VoteCommand> same = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            same.add(vote("greta", "1", 1, VoteMode.SET));
+        }
+        java.util.List<VoteOutcome> answers = fixture.sendBatch(same);
+
+        assertThat(answers).extracting(VoteOutcome::getOutcome).containsOnlyOnce(Outcome.ACCEPTED);
+        assertThat(answers).allSatisfy(a -> {
+            assertThat(a.getBefore().getVote()).isZero();
+            assertThat(a.getAfter().getVote()).isEqualTo(1);
+        });
+        assertThat(events.readValuesToList()).as("the log has the one change, exact").hasSize(1)
+                .allSatisfy(e -> assertThat(e.getBefore().getVote()).isZero());
+    }
+
+    @Test
     void aCommandWrittenAloneBeforeBatchesIsStillResolved() {
         VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
         var legacy = fixture.driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
