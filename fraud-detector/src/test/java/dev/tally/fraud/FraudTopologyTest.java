@@ -53,7 +53,7 @@ class FraudTopologyTest {
         VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
                 .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
                 .setVoteValue(1).setReceivedAt(at).build();
-        commands.pipeInput(voter, new VoteCommandBatch(new java.util.ArrayList<>(List.of(c))), at);
+        commands.pipeInput(voter, Topics.batchOf(c), at);
         delta(item, 1, at); // what the vote-processor's count delta of this one command says
     }
 

@@ -142,7 +142,7 @@ class VoteTopologyTest {
     void shouldNotAnswerWhenNobodyWaits() {
         VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
         c.setReplyPartition(-1);
-        commands.pipeInput(c.getVoter(), new VoteCommandBatch(new java.util.ArrayList<>(java.util.List.of(c))));
+        commands.pipeInput(c.getVoter(), Topics.batchOf(c));
 
         assertThat(outcomes.isEmpty()).isTrue();
         assertThat(events.readValue().getOutcome()).isEqualTo(Outcome.ACCEPTED);
