@@ -9,17 +9,17 @@ import java.util.HexFormat;
  * derived key; without the master secret a hash can be neither reversed nor recomputed.
  */
 public final class IdentityHasher {
-    private final byte[] voterKey;
-    private final byte[] networkKey;
+    private final KeyedMac voterKey;
+    private final KeyedMac networkKey;
 
     public IdentityHasher(Secrets secrets) {
-        this.voterKey = secrets.derive("voter");
-        this.networkKey = secrets.derive("network");
+        this.voterKey = new KeyedMac(secrets.derive("voter"));
+        this.networkKey = new KeyedMac(secrets.derive("network"));
     }
 
     /** Hash of a voter: {@code user:<account id>} or {@code anon:<cookie voter id>}. 64 hex characters. */
     public String voter(String rawVoterId) {
-        return HexFormat.of().formatHex(Secrets.hmac(voterKey, rawVoterId));
+        return HexFormat.of().formatHex(voterKey.of(rawVoterId));
     }
 
     /**
@@ -29,6 +29,6 @@ public final class IdentityHasher {
      * good for a 24-hour limit window, worthless as a long-term tracking key. 64 hex characters.
      */
     public String network(InetAddress address, LocalDate utcDate) {
-        return HexFormat.of().formatHex(Secrets.hmac(networkKey, utcDate + ":" + NetworkPrefix.of(address)));
+        return HexFormat.of().formatHex(networkKey.of(utcDate + ":" + NetworkPrefix.of(address)));
     }
 }

@@ -17,6 +17,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.Collections;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Who is calling, in this order: a bearer JWT (an invalid one is 401, never a fallback), the trusted
@@ -38,6 +39,8 @@ public final class Identities {
             return "Client[network=" + network + "]"; // never the address
         }
     }
+
+    private static final Pattern GATEWAY_USER = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final IdentityHasher hasher;
     private final boolean trustUserHeader;
@@ -88,7 +91,7 @@ public final class Identities {
         if (trustUserHeader) {
             String user = ctx.header("X-Tally-User");
             if (user != null) {
-                if (!user.matches("[\\x21-\\x7E]{1,128}")) {
+                if (!GATEWAY_USER.matcher(user).matches()) {
                     throw new ApiProblem(401, "bad-credentials", "Bad credentials",
                             "X-Tally-User must be 1 to 128 visible ASCII characters");
                 }

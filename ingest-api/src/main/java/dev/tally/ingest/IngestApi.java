@@ -54,8 +54,12 @@ public final class IngestApi {
     public static Javalin create(Deps deps, Consumer<JavalinConfig> extraRoutes) {
         IngestConfig config = deps.config();
         Identities identities = deps.identities();
+        // each live stream holds a thread: room for all of them plus the ordinary requests; a POST waiting
+        // for its outcome holds none, and its answer is written on this same pool
+        QueuedThreadPool threads = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
+        threads.setName("tally-http");
         VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog(),
-                deps.metrics(), new FraudGate(deps.flags(), deps.challenges()));
+                deps.metrics(), new FraudGate(deps.flags(), deps.challenges()), threads);
         QuarantineHandler review = new QuarantineHandler(deps.quarantine(), deps.decisions(), identities);
         TallyMetrics metrics = deps.metrics();
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
@@ -71,8 +75,7 @@ public final class IngestApi {
             cfg.startup.showJavalinBanner = false;
             cfg.jetty.host = config.httpHost();
             cfg.jetty.port = config.httpPort();
-            // each live stream holds a thread: room for all of them plus the ordinary requests
-            cfg.jetty.threadPool = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
+            cfg.jetty.threadPool = threads;
             cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new EventStreamAccept.Filter()),
                     "/v1/stream", EnumSet.of(DispatcherType.REQUEST)));
             cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));

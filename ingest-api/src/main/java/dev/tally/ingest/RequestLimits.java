@@ -2,6 +2,7 @@ package dev.tally.ingest;
 
 import io.javalin.http.Context;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The cheap refusals requests pass first: the origin allowlist (403) for writes, media type (415) and
@@ -9,6 +10,7 @@ import java.util.Set;
  */
 final class RequestLimits {
     static final int MAX_BODY_BYTES = 4096;
+    private static final Pattern JSON_TYPE = Pattern.compile("(?i)application/json\\s*(;.*)?");
 
     private RequestLimits() {}
 
@@ -34,7 +36,7 @@ final class RequestLimits {
 
     static void requireJson(Context ctx) {
         String contentType = ctx.header("Content-Type");
-        if (contentType == null || !contentType.toLowerCase().matches("application/json\\s*(;.*)?")) {
+        if (contentType == null || !JSON_TYPE.matcher(contentType).matches()) {
             throw new ApiProblem(415, "unsupported-media-type", "Unsupported media type",
                     "Content-Type must be application/json");
         }

@@ -21,21 +21,25 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
+import java.util.Collections;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code POST /v1/votes}: refuse cheaply and specifically, then append the command and wait (bounded by
  * {@code TALLY_SYNC_TIMEOUT}) for the vote-processor's answer. 200 with counts that include this vote,
- * 202 when the answer is late (the vote is durable and will be applied), 503 when Kafka did not take it.
+ * 202 when the answer is late or the client sent {@code Prefer: respond-async} (the vote is durable and
+ * will be applied), 503 when Kafka did not take it. The wait holds no thread: up to
+ * {@code TALLY_MAX_IN_FLIGHT} votes wait at once, each a pair of futures.
  */
 final class VoteHandler {
     private static final Logger LOG = LoggerFactory.getLogger(VoteHandler.class);
+    private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,64}");
 
     private final IngestConfig config;
     private final Identities identities;
@@ -47,10 +51,12 @@ final class VoteHandler {
     private final Semaphore inFlight;
     private final TallyMetrics metrics;
     private final FraudGate fraudGate;
+    private final Executor answers;
 
     VoteHandler(IngestConfig config, Identities identities, CommandSink gateway, CountsQuery counts,
                 KeyedView<ReactionType> reactions, KeyedView<ItemStatus> catalog, TallyMetrics metrics,
-                FraudGate fraudGate) {
+                FraudGate fraudGate, Executor answers) {
+        this.answers = answers;
         this.metrics = metrics;
         this.fraudGate = fraudGate;
         this.config = config;
@@ -88,41 +94,57 @@ final class VoteHandler {
                     throw problem(refusal.reason(), refusal.detail());
                 });
 
+        boolean respondAsync = respondAsync(ctx);
         if (!inFlight.tryAcquire()) {
             throw ApiProblem.unavailable("too-many-in-flight", config.maxInFlight()
                     + " votes are already in flight on this instance; nothing was accepted");
         }
+        CompletableFuture<Void> answered;
         try {
-            submitAndAnswer(ctx, command);
-        } finally {
+            answered = submitAndAnswer(ctx, command, respondAsync);
+        } catch (RuntimeException e) {
             inFlight.release();
+            throw e;
         }
+        answered.whenComplete((ok, e) -> inFlight.release());
+        ctx.future(() -> answered);
     }
 
-    private void submitAndAnswer(Context ctx, VoteCommand command) {
+    /**
+     * Appends the command and answers once Kafka has it ({@code Prefer: respond-async}) or once the
+     * processor's answer arrives, without holding a request thread meanwhile: the futures are completed by
+     * the producer's and the outcome listener's threads, and the answer is written on {@link #answers}.
+     */
+    private CompletableFuture<Void> submitAndAnswer(Context ctx, VoteCommand command, boolean respondAsync) {
         long deadline = System.nanoTime() + config.syncTimeout().toNanos();
         CommandSink.Submission submission = gateway.submit(command);
-        try {
-            submission.appended().get(remaining(deadline), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            submission.answered().cancel(false);
-            LOG.warn("command {} not appended to Kafka: {}", command.getCommandId(), e.toString());
-            throw ApiProblem.unavailable("kafka-unavailable", "the vote could not be stored durably; nothing was accepted");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw ApiProblem.unavailable("kafka-unavailable", "interrupted; nothing was accepted");
+        CompletableFuture<Void> appended = submission.appended().orTimeout(remaining(deadline), TimeUnit.NANOSECONDS)
+                .handleAsync((metadata, e) -> {
+                    if (e != null) {
+                        submission.answered().cancel(false);
+                        LOG.warn("command {} not appended to Kafka: {}", command.getCommandId(), e.toString());
+                        throw ApiProblem.unavailable("kafka-unavailable", "the vote could not be stored durably; nothing was accepted");
+                    }
+                    return null;
+                }, answers);
+        if (respondAsync) {
+            return appended.thenRun(() -> {
+                ctx.header("Preference-Applied", "respond-async");
+                pending(ctx, command);
+            });
         }
-        VoteOutcome outcome;
-        try {
-            outcome = submission.answered().get(remaining(deadline), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException | ExecutionException | CancellationException e) {
-            pending(ctx, command);
-            return;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            pending(ctx, command);
-            return;
-        }
+        return appended.thenCompose(ignored -> submission.answered().orTimeout(remaining(deadline), TimeUnit.NANOSECONDS)
+                .handleAsync((outcome, e) -> {
+                    if (e != null) { // late (or the gateway closed): the vote is durable and will be applied
+                        pending(ctx, command);
+                    } else {
+                        answerOrRefuse(ctx, command, outcome);
+                    }
+                    return null;
+                }, answers));
+    }
+
+    private void answerOrRefuse(Context ctx, VoteCommand command, VoteOutcome outcome) {
         if (outcome.getStatus() == OutcomeStatus.REJECTED) {
             Rejection reason = Rejection.bySlug(String.valueOf(outcome.getError())).orElseThrow(() ->
                     new IllegalStateException("unknown rejection '" + outcome.getError() + "' for " + command.getCommandId()));
@@ -168,7 +190,7 @@ final class VoteHandler {
     /** {@code Idempotency-Key}: at most 64 visible ASCII characters. */
     private static String idempotencyKey(Context ctx) {
         String key = ctx.header("Idempotency-Key");
-        if (key != null && !key.matches("[\\x21-\\x7E]{1,64}")) {
+        if (key != null && !IDEMPOTENCY_KEY.matcher(key).matches()) {
             throw new ApiProblem(400, "invalid-idempotency-key", "Invalid Idempotency-Key",
                     "Idempotency-Key must be 1 to 64 visible ASCII characters");
         }
@@ -185,6 +207,22 @@ final class VoteHandler {
         out.put("command_id", command.getCommandId());
         out.put("status", "pending");
         ctx.status(202).json(out);
+    }
+
+    /**
+     * RFC 7240 {@code Prefer: respond-async} (among other preferences, in any case, with or without
+     * parameters): answer 202 as soon as the vote is durable instead of waiting for its outcome.
+     */
+    static boolean respondAsync(Context ctx) {
+        for (String header : Collections.list(ctx.req().getHeaders("Prefer"))) {
+            for (String preference : header.split(",")) {
+                String token = preference.split(";", 2)[0].strip();
+                if (token.equalsIgnoreCase("respond-async")) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     private static long remaining(long deadline) {

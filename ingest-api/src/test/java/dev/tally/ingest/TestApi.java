@@ -36,6 +36,8 @@ final class TestApi implements AutoCloseable {
     static final String ORIGIN = "http://app.example";
 
     final List<VoteCommand> submitted = new CopyOnWriteArrayList<>();
+    private final boolean holdAnswers;
+    private final List<Runnable> held = new CopyOnWriteArrayList<>();
     final MapView<dev.tally.schema.FraudFlag> flags = new MapView<>();
     final LiveUpdates live = new LiveUpdates();
     /** The network hash of 192.0.2.1 today, under the test secret: challenged in every TestApi. */
@@ -48,6 +50,12 @@ final class TestApi implements AutoCloseable {
     }
 
     TestApi(Map<String, String> env) {
+        this(env, false);
+    }
+
+    /** @param holdAnswers answers wait for {@link #releaseAnswers} instead of coming at once */
+    TestApi(Map<String, String> env, boolean holdAnswers) {
+        this.holdAnswers = holdAnswers;
         Env e = Env.of(Map.of("TALLY_HTTP_PORT", "0", "TALLY_ALLOWED_ORIGINS", ORIGIN)).with(env);
         IngestConfig config = IngestConfig.from(e, Profile.from(e));
         var reactions = new MapView<ReactionType>();
@@ -81,6 +89,12 @@ final class TestApi implements AutoCloseable {
         return app.port();
     }
 
+    /** Answers every command held so far (see {@link #TestApi(Map, boolean)}). */
+    void releaseAnswers() {
+        held.forEach(Runnable::run);
+        held.clear();
+    }
+
     /** As the node does: live streams end first, then the server stops. */
     @Override
     public void close() {
@@ -92,7 +106,7 @@ final class TestApi implements AutoCloseable {
         app.stop();
     }
 
-    /** Records each command and answers it at once as an accepted vote. */
+    /** Records each command and answers it as an accepted vote: at once, or when released. */
     private final class RecordingSink implements CommandSink {
         @Override
         public Submission submit(VoteCommand command) {
@@ -103,7 +117,13 @@ final class TestApi implements AutoCloseable {
                     .setStatus(OutcomeStatus.APPLIED).setOutcome(Outcome.ACCEPTED)
                     .setBefore(new VoterItemState(0, null, 1.0)).setAfter(after)
                     .setReplyPartition(0).setSourcePartition(0).setSourceOffset(submitted.size()).build();
-            return new Submission(CompletableFuture.completedFuture(null), CompletableFuture.completedFuture(outcome));
+            CompletableFuture<VoteOutcome> answered = new CompletableFuture<>();
+            if (holdAnswers) {
+                held.add(() -> answered.complete(outcome));
+            } else {
+                answered.complete(outcome);
+            }
+            return new Submission(CompletableFuture.completedFuture(null), answered);
         }
 
         @Override

@@ -1,5 +1,6 @@
 package dev.tally.ingest.identity;
 
+import dev.tally.common.KeyedMac;
 import dev.tally.common.Secrets;
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -36,7 +37,7 @@ public final class VoterCookie {
     private static final Pattern MAC = Pattern.compile("[A-Za-z0-9_-]{43}");
     private static final Base64.Encoder B64URL = Base64.getUrlEncoder().withoutPadding();
 
-    private final byte[] key;
+    private final KeyedMac key;
     private final boolean secure;
     private final SecureRandom random = new SecureRandom();
 
@@ -45,7 +46,7 @@ public final class VoterCookie {
      *                   {@code Secure}, otherwise a browser would never send it back
      */
     public VoterCookie(Secrets secrets, boolean devProfile) {
-        this.key = secrets.derive("cookie");
+        this.key = new KeyedMac(secrets.derive("cookie"));
         this.secure = !devProfile;
     }
 
@@ -115,7 +116,7 @@ public final class VoterCookie {
     /** Host names are case-insensitive: {@code Example.com} and {@code example.com} are one binding. */
     private String mac(String payload, String hostname) {
         Objects.requireNonNull(hostname, "hostname");
-        return B64URL.encodeToString(Secrets.hmac(key, payload + "." + hostname.toLowerCase(Locale.ROOT)));
+        return B64URL.encodeToString(key.of(payload + "." + hostname.toLowerCase(Locale.ROOT)));
     }
 
     @Override

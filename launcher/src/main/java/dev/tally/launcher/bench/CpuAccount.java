@@ -25,7 +25,7 @@ public final class CpuAccount {
                     + "|group-coordinator|share-coordinator|quorum|raft|metadata|ReplicaFetcher|kafka-log|log-"
                     + "|kafka-scheduler|broker-|controller|executor-|ExpirationReaper|transaction-")),
             Map.entry("views-and-ranking", Pattern.compile("tally-view|ranking|live-updates|outcome-listener")),
-            Map.entry("http-server", Pattern.compile("^qtp|JettyScheduler")),
+            Map.entry("http-server", Pattern.compile("^tally-http|^qtp|JettyScheduler|command-batcher")),
             Map.entry("load-generator", Pattern.compile("^bench-|tally-bench|HttpClient")));
 
     private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
