@@ -7,6 +7,7 @@ import dev.tally.launcher.bench.BenchResult;
 import dev.tally.launcher.bench.Chaos;
 import dev.tally.launcher.bench.CpuAccount;
 import dev.tally.launcher.bench.EventLog;
+import dev.tally.launcher.bench.HttpDriver;
 import dev.tally.launcher.bench.HttpLoad;
 import dev.tally.launcher.bench.KafkaLoad;
 import dev.tally.launcher.bench.LoadStats;
@@ -23,7 +24,9 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -55,6 +58,8 @@ final class BenchCommand implements Callable<Integer> {
     private static final int QUICK_VOTES = 100_000;
     private static final int QUICK_SECONDS = 60;
     private static final int CHAOS_PROCESSES = 2;
+    static final int SUSTAINED_P99_MS = 250;
+    private static final int MAX_STEPS = 20;
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
             "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION");
 
@@ -72,9 +77,23 @@ final class BenchCommand implements Callable<Integer> {
             description = "kafka: commands produced straight to tally.vote-commands; http: POST /v1/votes [${DEFAULT-VALUE}]")
     String path;
 
-    @Option(names = "--clients", defaultValue = "64", paramLabel = "N", description = "HTTP client threads, each "
-            + "waiting for its answer, and the PostgreSQL baseline's connections [${DEFAULT-VALUE}]")
+    @Option(names = "--clients", defaultValue = "64", paramLabel = "N",
+            description = "the PostgreSQL baseline's connections [${DEFAULT-VALUE}]")
     int clients;
+
+    @Option(names = "--connections", defaultValue = "1000", paramLabel = "N", description = "HTTP path: keep-alive "
+            + "connections, all opened before the first vote and used in turn; unpaced, at most this many votes "
+            + "unanswered at once [${DEFAULT-VALUE}]")
+    int connections;
+
+    @Option(names = "--find-rate", description = "HTTP path: after the warm-up, paced steps of --step-seconds from "
+            + "--rate (default 500) up by 25% each, until a step's p99 answer latency (from each vote's due time) "
+            + "passes " + SUSTAINED_P99_MS + " ms, a vote fails or the rate is not kept; reports the highest step that held")
+    boolean findRate;
+
+    @Option(names = "--step-seconds", defaultValue = "15", paramLabel = "S",
+            description = "--find-rate: seconds per step [${DEFAULT-VALUE}]")
+    int stepSeconds;
 
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
     int producers;
@@ -117,8 +136,12 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: --baseline must be postgres, was '" + baseline + "'");
             return 2;
         }
-        if (clients < 1 || producers < 1) {
-            err.println("bench: --clients and --producers must be at least 1");
+        if (clients < 1 || producers < 1 || connections < 1) {
+            err.println("bench: --clients, --connections and --producers must be at least 1");
+            return 2;
+        }
+        if (findRate && (!via.equals("http") || stepSeconds < 1 || chaos != null)) {
+            err.println("bench: --find-rate needs --path http, --step-seconds of at least 1 and no --chaos");
             return 2;
         }
         if (baseline != null && clients > 190) {
@@ -220,12 +243,13 @@ final class BenchCommand implements Callable<Integer> {
         List<String> mismatches;
         boolean processed;
         long behind;
-        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load, readRate)) {
+        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load, readRate);
+             HttpDriver http = via.equals("http") ? new HttpDriver(base, connections, "bench-http") : null) {
             String group = VoteProcessorConfig.from(env).applicationId();
             LoadStats warm = new LoadStats(0, warmup, Long.MAX_VALUE / 2 + System.nanoTime(), 0, false);
             if (warmup > 0) { // the JIT compiles the hot paths here, not inside the measured run
                 long w0 = System.nanoTime();
-                send(via, kafka, base, load, warm, follower);
+                send(kafka, http, load, warm, follower);
                 boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
                 err.printf("bench: warm-up: %,d votes sent and %s in %.1f s, excluded from the figures%n",
                         warm.acknowledged(), caughtUp ? "processed" : "NOT processed", (System.nanoTime() - w0) / 1e9);
@@ -233,16 +257,23 @@ final class BenchCommand implements Callable<Integer> {
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();
             long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
-            LoadStats stats = new LoadStats(warmup, target, sendDeadline, rate, true);
-            Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
+            List<Map<String, Object>> steps = new ArrayList<>();
+            LoadStats paced = new LoadStats(warmup, target, sendDeadline, rate, true);
             AtomicBoolean sent = new AtomicBoolean();
             Thread kills = drill == null ? null : drill.drill(kafka, chaos, Chaos.eventsWritten(kafka),
-                    () -> sent.get() ? stats.acknowledged() : stats.target(), err);
-            try {
-                send(via, kafka, base, load, stats, follower);
-            } finally {
-                progress.interrupt();
-                progress.join();
+                    () -> sent.get() ? paced.acknowledged() : paced.target(), err);
+            LoadStats stats;
+            if (findRate) {
+                stats = LoadStats.total(rateSearch(err, http, load, follower, steps));
+            } else {
+                stats = paced;
+                Thread progress = stats.progressLine(err, "bench " + via + " " + load.cliName(), start);
+                try {
+                    send(kafka, http, load, stats, follower);
+                } finally {
+                    progress.interrupt();
+                    progress.join();
+                }
             }
             sendEnd = System.nanoTime();
             sent.set(true);
@@ -298,17 +329,72 @@ final class BenchCommand implements Callable<Integer> {
                     reads.latencies().percentileMillis(99), rssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0,
-                    drill == null ? null : drill.kills(), cpuPerVote);
+                    drill == null ? null : drill.kills(), cpuPerVote, http == null ? null : httpReport(http, stats, steps));
         }
     }
 
-    private void send(String via, KafkaSettings kafka, String base, Workload load, LoadStats stats, ViewFollower follower)
+    private void send(KafkaSettings kafka, HttpDriver http, Workload load, LoadStats stats, ViewFollower follower)
             throws InterruptedException {
-        if (via.equals("kafka")) {
+        if (http == null) {
             KafkaLoad.run(kafka, load, producers, stats, follower);
         } else {
-            HttpLoad.run(base, load, clients, stats, follower);
+            HttpLoad.run(http, load, connections, stats, follower);
         }
+    }
+
+    /**
+     * {@code --find-rate}: paced steps, each {@link #stepSeconds} long and 25% faster than the one before,
+     * until one does not hold (p99 answer latency over {@value #SUSTAINED_P99_MS} ms, a failed vote, or fewer
+     * than 97% of its votes answered in its time). Each step is added to {@code steps}; returns their stats.
+     */
+    private List<LoadStats> rateSearch(PrintStream err, HttpDriver http, Workload load, ViewFollower follower,
+                                       List<Map<String, Object>> steps) throws InterruptedException {
+        List<LoadStats> runs = new ArrayList<>();
+        long seq = warmup;
+        double stepRate = rate > 0 ? rate : 500;
+        for (int i = 0; i < MAX_STEPS; i++) {
+            long votesInStep = Math.round(stepRate * stepSeconds);
+            long t0 = System.nanoTime();
+            LoadStats step = new LoadStats(seq, votesInStep, t0 + Duration.ofSeconds(stepSeconds).toNanos(), Math.round(stepRate), true);
+            HttpLoad.run(http, load, connections, step, follower);
+            double elapsed = (System.nanoTime() - t0) / 1e9;
+            seq += votesInStep;
+            runs.add(step);
+            Double p99 = step.answers().percentileMillis(99);
+            boolean kept = step.acknowledged() >= 0.97 * votesInStep && elapsed <= stepSeconds * 1.1;
+            boolean held = kept && step.failed() == 0 && p99 != null && p99 <= SUSTAINED_P99_MS;
+            Map<String, Object> report = new LinkedHashMap<>();
+            report.put("rate", Math.round(stepRate));
+            report.put("answered_per_s", Math.round(step.acknowledged() / elapsed));
+            report.put("p50_ms", step.answers().percentileMillis(50));
+            report.put("p99_ms", p99);
+            report.put("failed", step.failed());
+            report.put("held", held);
+            steps.add(report);
+            err.printf("bench: step %d: %,d votes/s asked, %,d/s answered, p50 %s ms, p99 %s ms, %d failed: %s%n", i + 1,
+                    Math.round(stepRate), Math.round(step.acknowledged() / elapsed), step.answers().percentileMillis(50), p99,
+                    step.failed(), held ? "held" : "did not hold");
+            if (!held) {
+                break;
+            }
+            stepRate *= 1.25;
+        }
+        return runs;
+    }
+
+    /** The HTTP path's own figures: connections, answer latency from each vote's due time, the rate search. */
+    private static Map<String, Object> httpReport(HttpDriver http, LoadStats stats, List<Map<String, Object>> steps) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("connections", http.connections());
+        report.put("answer_p50_ms", stats.answers().percentileMillis(50));
+        report.put("answer_p99_ms", stats.answers().percentileMillis(99));
+        if (!steps.isEmpty()) {
+            report.put("sustained_votes_per_s", steps.stream().filter(st -> Boolean.TRUE.equals(st.get("held")))
+                    .mapToLong(st -> (Long) st.get("rate")).max().orElse(0));
+            report.put("p99_limit_ms", SUSTAINED_P99_MS);
+            report.put("steps", steps);
+        }
+        return report;
     }
 
     /**

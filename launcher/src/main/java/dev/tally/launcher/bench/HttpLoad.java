@@ -1,77 +1,57 @@
 package dev.tally.launcher.bench;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.Phaser;
+import java.util.concurrent.Semaphore;
 
 /**
- * The HTTP path: client threads POST {@code /v1/votes} as the voter named in {@code X-Tally-User} (the
- * dev profile trusts it). A vote is acknowledged on 200 (applied, counts included) or 202 (durably in
- * Kafka, outcome not ready in time). A 200's {@code position} ({@code partition:offset} of the command)
- * feeds the vote→visible latency.
+ * The HTTP path: {@code POST /v1/votes} as the voter named in {@code X-Tally-User} (the dev profile trusts
+ * it), over the {@link HttpDriver}'s connections. Paced ({@code --rate}), it is an open loop: each vote is
+ * sent when it is due whatever the answers before it did, and its latency counts from then. Unpaced, at
+ * most {@code outstanding} votes are unanswered at once. A vote is acknowledged on 200 (applied, counts
+ * included) or 202 (durably in Kafka, outcome not ready in time); a 200's {@code position}
+ * ({@code partition:offset} of the command) feeds the vote→visible latency.
  */
 public final class HttpLoad {
     private HttpLoad() {}
 
-    public static void run(String baseUrl, Workload workload, int clients, LoadStats stats, ViewFollower follower)
+    public static void run(HttpDriver http, Workload workload, int outstanding, LoadStats stats, ViewFollower follower)
             throws InterruptedException {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-        URI uri = URI.create(baseUrl + "/v1/votes");
-        List<Thread> workers = new ArrayList<>();
-        for (int t = 0; t < clients; t++) {
-            SplittableRandom random = new SplittableRandom(0x4177L * 31 + t);
-            Thread worker = new Thread(() -> post(http, uri, workload, random, stats, follower), "bench-http-" + t);
-            worker.start();
-            workers.add(worker);
-        }
-        for (Thread worker : workers) {
-            worker.join();
-        }
-    }
-
-    private static void post(HttpClient http, URI uri, Workload workload, SplittableRandom random, LoadStats stats,
-                             ViewFollower follower) {
-        try {
-            postAll(http, uri, workload, random, stats, follower);
-        } catch (RuntimeException e) {
-            stats.crashed(e);
-        }
-    }
-
-    private static void postAll(HttpClient http, URI uri, Workload workload, SplittableRandom random, LoadStats stats,
-                                ViewFollower follower) {
+        SplittableRandom random = new SplittableRandom(0x4177L);
+        Semaphore window = new Semaphore(stats.paced() ? Integer.MAX_VALUE : outstanding);
+        Phaser unanswered = new Phaser(1);
         for (long seq = stats.claim(); seq >= 0; seq = stats.claim()) {
+            window.acquire();
+            long due = stats.paced() ? stats.dueNanos(seq) : System.nanoTime();
             Workload.Vote vote = workload.vote(seq, random);
             String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + vote.itemId()
                     + "\",\"vote_value\":" + vote.value() + ",\"mode\":\"set\"}";
-            HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(30))
-                    .header("Content-Type", "application/json").header("X-Tally-User", vote.voter())
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build();
-            try {
-                HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-                long now = System.nanoTime();
-                int status = response.statusCode();
-                if (status == 200 || status == 202) {
-                    stats.acked();
-                    long[] position = status == 200 && stats.sampled(seq) ? position(response.body()) : null;
-                    if (position != null) {
-                        follower.expect(vote.itemKey(), (int) position[0], position[1], now);
-                    }
-                } else {
-                    stats.failed("HTTP " + status + ": " + response.body());
+            long s = seq;
+            unanswered.register();
+            http.send(http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter())), due, answer -> {
+                try {
+                    answered(answer, s, vote, stats, follower);
+                } finally {
+                    window.release();
+                    unanswered.arriveAndDeregister();
                 }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                stats.failed(e.toString());
+            });
+        }
+        unanswered.arriveAndAwaitAdvance();
+    }
+
+    private static void answered(HttpDriver.Answer answer, long seq, Workload.Vote vote, LoadStats stats, ViewFollower follower) {
+        if (answer.status() == 200 || answer.status() == 202) {
+            stats.acked();
+            stats.answers().recordNanos(answer.latencyNanos());
+            long[] position = answer.status() == 200 && stats.sampled(seq) ? position(answer.body()) : null;
+            if (position != null) {
+                follower.expect(vote.itemKey(), (int) position[0], position[1], System.nanoTime());
             }
+        } else if (answer.status() == 0) {
+            stats.failed(answer.body());
+        } else {
+            stats.failed("HTTP " + answer.status() + ": " + answer.body());
         }
     }
 

@@ -10,6 +10,17 @@ public final class Latencies {
         histogram.recordValue(Math.max(1, Math.min(nanos / 1_000, histogram.getHighestTrackableValue())));
     }
 
+    /** Adds another histogram's samples to this one. */
+    public void add(Latencies other) {
+        org.HdrHistogram.Histogram copy;
+        synchronized (other) {
+            copy = other.histogram.copy();
+        }
+        synchronized (this) {
+            histogram.add(copy);
+        }
+    }
+
     public synchronized long count() {
         return histogram.getTotalCount();
     }

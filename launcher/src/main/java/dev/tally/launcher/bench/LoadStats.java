@@ -14,6 +14,7 @@ public final class LoadStats {
     private final long deadlineNanos;
     private final long startNanos = System.nanoTime();
     private final double nanosPerVote;
+    private final Latencies answers = new Latencies();
     private volatile String firstError;
     private volatile Throwable crash;
 
@@ -54,6 +55,39 @@ public final class LoadStats {
             }
         }
         return firstSeq + n;
+    }
+
+    /** The counters and answer latencies of several runs one after another, as one. */
+    public static LoadStats total(java.util.List<LoadStats> parts) {
+        LoadStats total = new LoadStats(parts.isEmpty() ? 0 : parts.get(0).firstSeq,
+                parts.stream().mapToLong(LoadStats::target).sum(), 0, 0, true);
+        for (LoadStats part : parts) {
+            total.acked.addAndGet(part.acknowledged());
+            total.failed.addAndGet(part.failed());
+            total.answers.add(part.answers);
+            if (total.firstError == null) {
+                total.firstError = part.firstError;
+            }
+            if (total.crash == null) {
+                total.crash = part.crash;
+            }
+        }
+        return total;
+    }
+
+    /** When vote {@code seq} (as {@link #claim} returned it) was due: its latency counts from here. */
+    long dueNanos(long seq) {
+        return startNanos + (long) ((seq - firstSeq) * nanosPerVote);
+    }
+
+    /** Whether the load is paced (open loop) rather than sent as fast as answers come. */
+    boolean paced() {
+        return nanosPerVote > 0;
+    }
+
+    /** Each answered vote's latency as its client saw it, from when it was due (the HTTP path). */
+    public Latencies answers() {
+        return answers;
     }
 
     void acked() {

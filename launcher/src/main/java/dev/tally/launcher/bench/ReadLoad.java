@@ -1,69 +1,52 @@
 package dev.tally.launcher.bench;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * The read load beside the votes: {@value #THREADS} threads issuing {@code GET /v1/votes/post/<item>}
- * (items drawn from the workload's distribution, anonymous), paced together at a fixed rate. Each latency
- * is measured from the moment the read was due, not from when it was sent, so a stalled server shows up
- * in the percentiles instead of silently slowing the load (no coordinated omission).
+ * The read load beside the votes: {@code GET /v1/votes/post/<item>} (items drawn from the workload's
+ * distribution, anonymous) at a fixed rate, an open loop over its own {@link HttpDriver}: each read is sent
+ * when it is due and its latency is measured from then, so a stalled server shows up in the percentiles
+ * instead of silently slowing the load (no coordinated omission).
  */
 public final class ReadLoad implements AutoCloseable {
-    private static final int THREADS = 4;
+    static final int CONNECTIONS = 64;
 
     private final Latencies latencies = new Latencies();
     private final AtomicLong reads = new AtomicLong();
     private final AtomicLong errors = new AtomicLong();
-    private final List<Thread> threads = new ArrayList<>();
+    private final AtomicLong unanswered = new AtomicLong();
+    private final HttpDriver http;
+    private final Thread pacer;
     private volatile boolean running = true;
 
-    public ReadLoad(String baseUrl, Workload workload, int readsPerSecond) {
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(5)).build();
-        long intervalNanos = readsPerSecond <= 0 ? 0 : THREADS * 1_000_000_000L / readsPerSecond;
-        long start = System.nanoTime();
-        for (int t = 0; t < (readsPerSecond <= 0 ? 0 : THREADS); t++) {
-            long offset = t * intervalNanos / THREADS;
-            SplittableRandom random = new SplittableRandom(0x12eadL + t);
-            Thread thread = new Thread(() -> {
-                for (long due = start + offset; running; due += intervalNanos) {
-                    long wait = due - System.nanoTime();
-                    if (wait > 0) {
-                        LockSupport.parkNanos(wait);
-                    }
-                    read(http, URI.create(baseUrl + "/v1/votes/" + Workload.ITEM_TYPE + "/" + workload.item(random)), due);
+    public ReadLoad(String baseUrl, Workload workload, int readsPerSecond) throws Exception {
+        this.http = readsPerSecond <= 0 ? null : new HttpDriver(baseUrl, CONNECTIONS, "bench-reader");
+        long intervalNanos = readsPerSecond <= 0 ? 0 : 1_000_000_000L / readsPerSecond;
+        this.pacer = new Thread(() -> {
+            SplittableRandom random = new SplittableRandom(0x12eadL);
+            long start = System.nanoTime();
+            for (long n = 0; running && http != null; n++) {
+                long due = start + n * intervalNanos;
+                long wait = due - System.nanoTime();
+                if (wait > 0) {
+                    LockSupport.parkNanos(wait);
                 }
-            }, "bench-reader-" + t);
-            thread.setDaemon(true);
-            thread.start();
-            threads.add(thread);
-        }
-    }
-
-    private void read(HttpClient http, URI uri, long due) {
-        HttpRequest request = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10)).GET().build();
-        try {
-            HttpResponse<Void> response = http.send(request, HttpResponse.BodyHandlers.discarding());
-            latencies.recordNanos(System.nanoTime() - due);
-            reads.incrementAndGet();
-            if (response.statusCode() != 200) {
-                errors.incrementAndGet();
+                unanswered.incrementAndGet();
+                http.send(http.get("/v1/votes/" + Workload.ITEM_TYPE + "/" + workload.item(random)), due, answer -> {
+                    latencies.recordNanos(answer.latencyNanos());
+                    reads.incrementAndGet();
+                    if (answer.status() != 200) {
+                        errors.incrementAndGet();
+                    }
+                    unanswered.decrementAndGet();
+                });
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            running = false;
-        } catch (Exception e) {
-            errors.incrementAndGet();
-        }
+        }, "bench-read-pacer");
+        pacer.setDaemon(true);
+        pacer.start();
     }
 
     public Latencies latencies() {
@@ -78,11 +61,17 @@ public final class ReadLoad implements AutoCloseable {
         return errors.get();
     }
 
+    /** Stops sending, and waits (at most 15 s) for the reads in flight. */
     @Override
     public void close() throws InterruptedException {
         running = false;
-        for (Thread thread : threads) {
-            thread.join(15_000);
+        pacer.join(15_000);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (unanswered.get() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        if (http != null) {
+            http.close();
         }
     }
 }
