@@ -70,6 +70,9 @@ public final class IngestApi {
         return Javalin.create(cfg -> {
             HttpMetrics.install(cfg, metrics);
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
+            // the chunk Javalin copies each answer through, allocated per response: answers are a few hundred
+            // bytes, and Jetty's own (pooled) 32 kB output buffer still batches the writes
+            cfg.http.responseBufferSize = 4096;
             cfg.http.prefer405over404 = true;
             cfg.router.ignoreTrailingSlashes = false; // exact paths: /v1/votes/ is not /v1/votes
             cfg.startup.showJavalinBanner = false;

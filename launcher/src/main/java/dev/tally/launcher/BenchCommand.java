@@ -60,6 +60,7 @@ final class BenchCommand implements Callable<Integer> {
     private static final int CHAOS_PROCESSES = 2;
     static final int SUSTAINED_P99_MS = 250;
     private static final int MAX_STEPS = 20;
+    private static final int JIT_SETTLE_MAX_SECONDS = 120;
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
             "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION");
 
@@ -253,6 +254,7 @@ final class BenchCommand implements Callable<Integer> {
                 boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
                 err.printf("bench: warm-up: %,d votes sent and %s in %.1f s, excluded from the figures%n",
                         warm.acknowledged(), caughtUp ? "processed" : "NOT processed", (System.nanoTime() - w0) / 1e9);
+                awaitJitQuiet(err);
             }
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();
@@ -340,6 +342,32 @@ final class BenchCommand implements Callable<Integer> {
         } else {
             HttpLoad.run(http, load, connections, stats, follower);
         }
+    }
+
+    /**
+     * Waits (at most {@value #JIT_SETTLE_MAX_SECONDS} s) until the JIT compilers spend less than 5% of a core:
+     * on 2 cores the compile queue a warm-up leaves behind takes tens of seconds to drain, and a run measured
+     * meanwhile shares the CPU with C2 (measured here: 7.5 s of compile time in 10 s right after a load).
+     */
+    private static void awaitJitQuiet(PrintStream err) throws InterruptedException {
+        var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+        if (jit == null || !jit.isCompilationTimeMonitoringSupported()) {
+            return;
+        }
+        long t0 = System.nanoTime();
+        long before = jit.getTotalCompilationTime();
+        double share = 1;
+        while (System.nanoTime() - t0 < Duration.ofSeconds(JIT_SETTLE_MAX_SECONDS).toNanos()) {
+            Thread.sleep(2_000);
+            long now = jit.getTotalCompilationTime();
+            share = (now - before) / 2_000.0;
+            before = now;
+            if (share < 0.05) {
+                break;
+            }
+        }
+        err.printf("bench: JIT %s after %.0f s (compiling %.0f%% of a core)%n", share < 0.05 ? "settled" : "still busy",
+                (System.nanoTime() - t0) / 1e9, share * 100);
     }
 
     /**

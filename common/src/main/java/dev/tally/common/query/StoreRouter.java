@@ -1,5 +1,7 @@
 package dev.tally.common.query;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -18,6 +20,7 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 public final class StoreRouter {
     private final KafkaStreams streams;
     private final HostInfo self;
+    private final Map<Handle, ReadOnlyKeyValueStore<String, ?>> handles = new ConcurrentHashMap<>();
 
     /** Reads the key from a local store; {@code stale} when it is a standby copy. */
     @FunctionalInterface
@@ -43,7 +46,7 @@ public final class StoreRouter {
         Unavailable last = null;
         try {
             if (self == null || md.activeHost().equals(self)) {
-                return local.read(store(storeName, false), md.partition(), false);
+                return local.read(store(storeName, md.partition(), false), md.partition(), false);
             }
             return remote.fetch(url(md.activeHost()), false);
         } catch (Unavailable e) {
@@ -54,7 +57,7 @@ public final class StoreRouter {
         for (HostInfo standby : md.standbyHosts()) {
             try {
                 return standby.equals(self)
-                        ? local.read(store(storeName, true), md.partition(), true)
+                        ? local.read(store(storeName, md.partition(), true), md.partition(), true)
                         : remote.fetch(url(standby), true);
             } catch (Unavailable e) {
                 last = e;
@@ -69,7 +72,7 @@ public final class StoreRouter {
     public <T> T local(String storeName, String partitionKey, boolean stale, Local<T> local) throws Unavailable {
         int partition = metadata(storeName, partitionKey).partition();
         try {
-            return local.read(store(storeName, stale), partition, stale);
+            return local.read(store(storeName, partition, stale), partition, stale);
         } catch (InvalidStateStoreException e) {
             throw new Unavailable("store " + storeName + " is not queryable here now: " + e.getMessage(), e);
         }
@@ -83,10 +86,21 @@ public final class StoreRouter {
         return md;
     }
 
-    private ReadOnlyKeyValueStore<String, ?> store(String storeName, boolean stale) {
-        var params = StoreQueryParameters.fromNameAndType(storeName, QueryableStoreTypes.<String, Object>keyValueStore());
-        return streams.store(stale ? params.enableStaleStores() : params);
+    /**
+     * The store of the key's own partition only: a store over every local partition would ask each of them
+     * in turn (a missing key costs one lookup per partition). The handle stays valid across rebalances (it
+     * finds the partition's store on each read, or throws {@link InvalidStateStoreException}), so it is
+     * made once per store, partition and staleness.
+     */
+    private ReadOnlyKeyValueStore<String, ?> store(String storeName, int partition, boolean stale) {
+        return handles.computeIfAbsent(new Handle(storeName, partition, stale), h -> {
+            var params = StoreQueryParameters.fromNameAndType(storeName, QueryableStoreTypes.<String, Object>keyValueStore())
+                    .withPartition(partition);
+            return streams.store(stale ? params.enableStaleStores() : params);
+        });
     }
+
+    private record Handle(String storeName, int partition, boolean stale) {}
 
     private static String url(HostInfo host) {
         return "http://" + host.host() + ":" + host.port();

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,8 @@ public final class HttpMetrics {
     private final MeterRegistry registry;
     /** Live streams by their context (identity): a request's own attributes may be gone once its client left. */
     private final Set<Context> openStreams = ConcurrentHashMap.newKeySet();
+    /** Each series' timer, found once: building and registering a meter per request costs more than timing it. */
+    private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
 
     private HttpMetrics(JavalinState app, MeterRegistry registry) {
         this.app = app;
@@ -72,6 +75,9 @@ public final class HttpMetrics {
     }
 
     private void streamStarting(Context ctx) {
+        if (!"GET".equals(ctx.method().name())) {
+            return; // an event stream is only ever a GET
+        }
         Endpoint endpoint = routed(ctx);
         if (endpoint != null && endpoint.handler instanceof SseHandler) {
             openStreams.add(ctx);
@@ -90,19 +96,26 @@ public final class HttpMetrics {
             if (UNTIMED_ROUTES.contains(route)) {
                 return;
             }
-            Timer.builder(TIMER)
-                    .description("HTTP requests, by route template, method and status")
-                    .tag("method", method(ctx))
-                    .tag("route", route)
-                    .tag("status", Integer.toString(ctx.statusCode()))
-                    .publishPercentileHistogram()
-                    .maximumExpectedValue(Duration.ofSeconds(10))
-                    .register(registry)
+            timers.computeIfAbsent(new Series(method(ctx), route, ctx.statusCode()), this::timer)
                     .record((long) (executionMs * 1_000_000L), TimeUnit.NANOSECONDS);
         } catch (RuntimeException e) {
             // metrics must never break an answer that is already written
             LOG.warn("could not record HTTP metrics for {}", ctx.method(), e);
         }
+    }
+
+    /** One timer series: bounded by the route table times the methods and statuses. */
+    private record Series(String method, String route, int status) {}
+
+    private Timer timer(Series series) {
+        return Timer.builder(TIMER)
+                .description("HTTP requests, by route template, method and status")
+                .tag("method", series.method())
+                .tag("route", series.route())
+                .tag("status", Integer.toString(series.status()))
+                .publishPercentileHistogram()
+                .maximumExpectedValue(Duration.ofSeconds(10))
+                .register(registry);
     }
 
     /** The endpoint that answered, or the one the router would pick when a before-handler refused first. */
