@@ -1,11 +1,12 @@
 package dev.tally.fraud;
 
 import dev.tally.common.Env;
+import dev.tally.common.KafkaSettings;
 import java.time.Duration;
 
 /**
  * @param applicationId      {@code TALLY_FRAUD_APP_ID} [tally-fraud-detector]: its own, so it scales and fails alone
- * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms]
+ * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [dev 20ms, else 100ms: {@link KafkaSettings#commitInterval}]
  * @param clusterVoters      {@code TALLY_CLUSTER_VOTERS} [10]: more distinct voters than this from one network ...
  * @param clusterWindow      {@code TALLY_CLUSTER_WINDOW} [60s]: ... within this window → challenge the network
  * @param challengeFor       {@code TALLY_CHALLENGE_DURATION} [10m]: how long a network must pass challenges
@@ -19,7 +20,7 @@ public record FraudDetectorConfig(String applicationId, Duration commitInterval,
                                   Duration burstWindow, int burstFloor) {
     public static FraudDetectorConfig from(Env env) {
         return new FraudDetectorConfig(env.string("TALLY_FRAUD_APP_ID", "tally-fraud-detector"),
-                env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100)),
+                KafkaSettings.commitInterval(env),
                 env.integer("TALLY_CLUSTER_VOTERS", 10, 1, 1_000_000),
                 env.duration("TALLY_CLUSTER_WINDOW", Duration.ofSeconds(60)),
                 env.duration("TALLY_CHALLENGE_DURATION", Duration.ofMinutes(10)),

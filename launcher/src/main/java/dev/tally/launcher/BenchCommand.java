@@ -255,6 +255,9 @@ final class BenchCommand implements Callable<Integer> {
                 err.printf("bench: warm-up: %,d votes sent and %s in %.1f s, excluded from the figures%n",
                         warm.acknowledged(), caughtUp ? "processed" : "NOT processed", (System.nanoTime() - w0) / 1e9);
                 awaitJitQuiet(err);
+                if (http != null) {
+                    http.open(); // the wait outlasted the idle timeout
+                }
             }
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();

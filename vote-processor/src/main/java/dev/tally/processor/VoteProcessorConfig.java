@@ -1,11 +1,12 @@
 package dev.tally.processor;
 
 import dev.tally.common.Env;
+import dev.tally.common.KafkaSettings;
 import java.time.Duration;
 
 /**
  * @param applicationId      {@code TALLY_PROCESSOR_APP_ID} [tally-vote-processor]
- * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms]: transaction length; sets POST latency
+ * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [dev 20ms, else 100ms: {@link KafkaSettings#commitInterval}]: transaction length; sets POST latency
  * @param deltaFlushInterval {@code TALLY_DELTA_FLUSH_INTERVAL} [100ms]: how often pending count deltas leave
  * @param idempotencyTtl     {@code TALLY_IDEMPOTENCY_TTL} [24h]: how long an Idempotency-Key is remembered
  * @param catalogVersion     {@code TALLY_CATALOG_VERSION} [1]
@@ -82,7 +83,7 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
 
     public static VoteProcessorConfig from(Env env) {
         return new VoteProcessorConfig(env.string("TALLY_PROCESSOR_APP_ID", "tally-vote-processor"),
-                env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100)),
+                KafkaSettings.commitInterval(env),
                 env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100)),
                 env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),

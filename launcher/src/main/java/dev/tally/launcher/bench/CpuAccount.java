@@ -11,9 +11,11 @@ import java.util.regex.Pattern;
 
 /**
  * Where the bench process's CPU goes, by stage: the CPU time of every live thread, grouped by what its
- * name says it serves, and the rest of the process (collector, JIT compiler, threads that ended) as
- * {@code jvm}. Two snapshots around a run give CPU microseconds per vote, a figure that moves far less
- * with a busy host than votes per second do.
+ * name says it serves; the JVM's compiler threads as {@code jit} and its collector and VM thread as
+ * {@code gc-and-vm} (the serial collector runs in the VM thread), read from {@code /proc} on Linux; and
+ * the rest of the process (threads that ended, the JVM's other own threads) as {@code jvm}. Two snapshots
+ * around a run give CPU microseconds per vote, a figure that moves far less with a busy host than votes per
+ * second do.
  */
 public final class CpuAccount {
     /** Stage → thread-name pattern, first match wins; the order is the report's. */
@@ -63,11 +65,48 @@ public final class CpuAccount {
             sum += cpu;
             byStage.merge(stageOf(info.getThreadName()), cpu, Long::sum);
         }
+        // the JVM's own threads are no Java threads: on Linux their CPU time is read from /proc
+        long jit = 0;
+        long gc = 0;
+        for (Map.Entry<String, Long> t : nativeThreadNanos().entrySet()) {
+            if (t.getKey().startsWith("C1 CompilerThre") || t.getKey().startsWith("C2 CompilerThre")) {
+                jit += t.getValue();
+            } else if (t.getKey().equals("VM Thread") || t.getKey().startsWith("GC Thread") || t.getKey().startsWith("G1 ")) {
+                gc += t.getValue();
+            }
+        }
+        byStage.put("jit", jit);
+        byStage.put("gc-and-vm", gc);
+        sum += jit + gc;
         // the process's CPU time is counted in coarser ticks than a thread's: never let the total fall below its parts
         long process = Math.max(os.getProcessCpuTime(), sum);
         byStage.put("jvm", process - sum);
         byStage.put("total", process);
         return byStage;
+    }
+
+    /**
+     * CPU nanoseconds of this process's live threads by name, from {@code /proc/self/task} (utime + stime,
+     * in clock ticks of 10 ms); empty where there is no {@code /proc}.
+     */
+    static Map<String, Long> nativeThreadNanos() {
+        Map<String, Long> byName = new LinkedHashMap<>();
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return byName;
+        }
+        for (java.io.File task : tasks) {
+            try {
+                String name = java.nio.file.Files.readString(task.toPath().resolve("comm")).strip();
+                String stat = java.nio.file.Files.readString(task.toPath().resolve("stat"));
+                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(fields[11]) + Long.parseLong(fields[12]);
+                byName.merge(name, ticks * 10_000_000L, Long::sum);
+            } catch (java.io.IOException | RuntimeException e) {
+                // the thread ended meanwhile
+            }
+        }
+        return byName;
     }
 
     static String stageOf(String threadName) {

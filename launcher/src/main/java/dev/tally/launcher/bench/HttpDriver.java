@@ -37,15 +37,17 @@ public final class HttpDriver implements AutoCloseable {
         client.setExecutor(threads);
         client.setMaxConnectionsPerDestination(connections);
         client.setMaxRequestsQueuedPerDestination(1 << 20);
-        client.setIdleTimeout(120_000);
+        // below the server's idle timeout (Jetty's 30 s): the client closes an idle connection itself, rather
+        // than sending a vote on one the server is closing at that moment (a POST is not retried)
+        client.setIdleTimeout(20_000);
         client.setFollowRedirects(false);
         client.setUserAgentField(null);
         client.start();
         open();
     }
 
-    /** Opens every connection before the first measured request. */
-    private void open() throws Exception {
+    /** Opens every connection that is not open (again, after a pause longer than the idle timeout). */
+    public void open() throws Exception {
         var destination = client.resolveDestination(client.newRequest(baseUrl));
         if (destination.getConnectionPool() instanceof RoundRobinConnectionPool pool) {
             pool.preCreateConnections(connections).get(60, TimeUnit.SECONDS);

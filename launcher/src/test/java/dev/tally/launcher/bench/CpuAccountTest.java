@@ -1,6 +1,7 @@
 package dev.tally.launcher.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -16,8 +17,18 @@ class CpuAccountTest {
                 .isEqualTo("fraud-detector");
         assertThat(CpuAccount.stageOf("data-plane-kafka-request-handler-3")).isEqualTo("broker");
         assertThat(CpuAccount.stageOf("qtp123456-42")).isEqualTo("http-server");
+        assertThat(CpuAccount.stageOf("tally-http-412")).isEqualTo("http-server");
         assertThat(CpuAccount.stageOf("bench-producer-0")).isEqualTo("load-generator");
         assertThat(CpuAccount.stageOf("something-else")).isEqualTo("other-threads");
+    }
+
+    @Test
+    void theJvmsOwnThreadsAreReadFromProc() {
+        assumeTrue(new java.io.File("/proc/self/task").isDirectory(), "Linux /proc");
+        Map<String, Long> threads = CpuAccount.nativeThreadNanos();
+        assertThat(threads).containsKey("VM Thread"); // not a Java thread: ThreadMXBean does not list it
+        assertThat(threads.keySet()).anyMatch(name -> name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre"));
+        assertThat(new CpuAccount().start().microsPerVote(1)).containsKeys("jit", "gc-and-vm", "jvm", "total");
     }
 
     @Test

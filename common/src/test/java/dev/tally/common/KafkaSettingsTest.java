@@ -1,0 +1,42 @@
+package dev.tally.common;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.streams.StreamsConfig;
+import org.junit.jupiter.api.Test;
+
+/** The defaults that differ between one machine (the dev profile) and a cluster, as measured in the README. */
+class KafkaSettingsTest {
+    private static final Env DEV = Env.of(Map.of());
+    private static final Env PROD = Env.of(Map.of("TALLY_PROFILE", "prod"));
+
+    @Test
+    void oneMachineGetsFourPartitionsAndTwentyMillisecondCommits() {
+        assertThat(KafkaSettings.from(DEV).partitions()).isEqualTo(4);
+        assertThat(KafkaSettings.commitInterval(DEV)).isEqualTo(Duration.ofMillis(20));
+    }
+
+    @Test
+    void aClusterKeepsTwelvePartitionsAndStreamsDefaultCommits() {
+        assertThat(KafkaSettings.from(PROD).partitions()).isEqualTo(12);
+        assertThat(KafkaSettings.commitInterval(PROD)).isEqualTo(Duration.ofMillis(100));
+    }
+
+    @Test
+    void explicitSettingsWin() {
+        Env env = Env.of(Map.of("TALLY_PARTITIONS", "6", "TALLY_COMMIT_INTERVAL", "250ms"));
+        assertThat(KafkaSettings.from(env).partitions()).isEqualTo(6);
+        assertThat(KafkaSettings.commitInterval(env)).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void aThreadNeverPollsPastItsCommit() {
+        var props = KafkaSettings.from(DEV).streamsProps("t", Path.of("/tmp/x"), Duration.ofMillis(20), null);
+        assertThat(props.get(StreamsConfig.POLL_MS_CONFIG)).isEqualTo(20);
+        props = KafkaSettings.from(DEV).streamsProps("t", Path.of("/tmp/x"), Duration.ofSeconds(1), null);
+        assertThat(props.get(StreamsConfig.POLL_MS_CONFIG)).isEqualTo(100);
+    }
+}
