@@ -99,15 +99,19 @@ final class VoteHandler {
             throw ApiProblem.unavailable("too-many-in-flight", config.maxInFlight()
                     + " votes are already in flight on this instance; nothing was accepted");
         }
-        CompletableFuture<Void> answered;
-        try {
-            answered = submitAndAnswer(ctx, command, respondAsync);
-        } catch (RuntimeException e) {
-            inFlight.release();
-            throw e;
-        }
-        answered.whenComplete((ok, e) -> inFlight.release());
-        ctx.future(() -> answered);
+        // submitted from the supplier, which Javalin calls once the request is asynchronous: an answer that
+        // comes at once is then never written by another thread while this one still owns the response
+        ctx.future(() -> {
+            CompletableFuture<Void> answered;
+            try {
+                answered = submitAndAnswer(ctx, command, respondAsync);
+            } catch (RuntimeException e) {
+                inFlight.release();
+                throw e;
+            }
+            answered.whenComplete((ok, e) -> inFlight.release());
+            return answered;
+        });
     }
 
     /**
