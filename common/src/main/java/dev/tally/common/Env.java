@@ -85,6 +85,25 @@ public final class Env {
         return get(name).map(v -> parseDuration(name, v)).orElse(dflt);
     }
 
+    /** A duration from {@code min} to {@code max}, both included; anything else names the variable and the range. */
+    public Duration duration(String name, Duration dflt, Duration min, Duration max) {
+        Optional<String> text = get(name);
+        Duration d = text.map(v -> parseDuration(name, v)).orElse(dflt);
+        if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+            throw new ConfigException(name, text.orElse(show(d)), "a duration from " + show(min) + " to " + show(max));
+        }
+        return d;
+    }
+
+    /** A duration the way the variables are written: 250ms, 2s, 5m, 24h, 7d. */
+    static String show(Duration d) {
+        if (d.toMillis() % 1000 != 0 || d.isZero()) {
+            return d.toMillis() + "ms";
+        }
+        long s = d.toSeconds();
+        return s % 86_400 == 0 ? s / 86_400 + "d" : s % 3600 == 0 ? s / 3600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
+    }
+
     public Path path(String name, String dflt) {
         return Path.of(string(name, dflt)).toAbsolutePath().normalize();
     }

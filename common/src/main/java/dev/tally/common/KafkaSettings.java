@@ -66,7 +66,8 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
      * keeps Kafka Streams' 100 ms unless it has measured otherwise.
      */
     public static Duration commitInterval(Env env) {
-        return env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(Profile.from(env).isDev() ? 20 : 100));
+        return env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(Profile.from(env).isDev() ? 20 : 100),
+                Duration.ofMillis(1), Duration.ofMinutes(1));
     }
 
     public Properties clientProps(String clientId) {

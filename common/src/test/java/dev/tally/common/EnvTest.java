@@ -32,6 +32,21 @@ class EnvTest {
     }
 
     @Test
+    void aBoundedDurationNamesTheVariableAndItsRange() {
+        Env env = Env.of(Map.of("W", "0s", "X", "2d", "Y", "90s"));
+
+        assertThatThrownBy(() -> env.duration("W", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1)))
+                .hasMessage("W=0s is invalid: expected a duration from 1s to 1d");
+        assertThatThrownBy(() -> env.duration("X", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1)))
+                .hasMessageContaining("X=2d");
+        assertThat(env.duration("Y", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1))).isEqualTo(Duration.ofSeconds(90));
+        assertThat(env.duration("MISSING", Duration.ofMillis(250), Duration.ofMillis(1), Duration.ofMinutes(1)))
+                .isEqualTo(Duration.ofMillis(250));
+        assertThatThrownBy(() -> KafkaSettings.commitInterval(Env.of(Map.of("TALLY_COMMIT_INTERVAL", "0ms"))))
+                .hasMessage("TALLY_COMMIT_INTERVAL=0ms is invalid: expected a duration from 1ms to 1m");
+    }
+
+    @Test
     void shouldRefuseToStartOutsideDevWithoutASecret() {
         Env env = Env.of(Map.of("TALLY_PROFILE", "prod"));
 

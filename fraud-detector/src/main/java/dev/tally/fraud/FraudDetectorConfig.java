@@ -22,11 +22,11 @@ public record FraudDetectorConfig(String applicationId, Duration commitInterval,
         return new FraudDetectorConfig(env.string("TALLY_FRAUD_APP_ID", "tally-fraud-detector"),
                 KafkaSettings.commitInterval(env),
                 env.integer("TALLY_CLUSTER_VOTERS", 10, 1, 1_000_000),
-                env.duration("TALLY_CLUSTER_WINDOW", Duration.ofSeconds(60)),
-                env.duration("TALLY_CHALLENGE_DURATION", Duration.ofMinutes(10)),
+                env.duration("TALLY_CLUSTER_WINDOW", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofDays(1)),
+                env.duration("TALLY_CHALLENGE_DURATION", Duration.ofMinutes(10), Duration.ofSeconds(1), Duration.ofDays(30)),
                 env.integer("TALLY_NETWORK_DAILY_LIMIT", 2000, 1, 100_000_000),
                 env.integer("TALLY_NETWORK_ITEM_DAILY_LIMIT", 10, 1, 1_000_000),
-                env.duration("TALLY_BURST_WINDOW", Duration.ofMinutes(5)),
+                env.duration("TALLY_BURST_WINDOW", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1)),
                 env.integer("TALLY_BURST_FLOOR", 30, 1, 1_000_000));
     }
 }

@@ -15,6 +15,14 @@ public final class Tally implements Runnable {
         for (TallyNode.Service service : TallyNode.Service.values()) {
             cli.addSubcommand(service.cliName, new ServiceCommand(service));
         }
+        // a bad setting is the operator's to fix: one line naming the variable, exit 2, no stack trace
+        cli.setExecutionExceptionHandler((e, command, parsed) -> {
+            if (e instanceof dev.tally.common.Env.ConfigException) {
+                System.err.println("tally: " + e.getMessage());
+                return 2;
+            }
+            throw e;
+        });
         System.exit(cli.execute(args));
     }
 

@@ -22,6 +22,8 @@ final class UpCommand implements Callable<Integer> {
         Env env = Env.system();
         Path dataDir = env.path("TALLY_DATA_DIR", "data");
         int kafkaPort = env.integer("TALLY_KAFKA_PORT", 9092, 1, 65535);
+        // every setting of every service is checked before the broker or anything else starts
+        TallyNode.validate(env.with("TALLY_BOOTSTRAP", "127.0.0.1:" + kafkaPort), EnumSet.allOf(TallyNode.Service.class));
         EmbeddedKafka kafka = EmbeddedKafka.start(dataDir.resolve("kafka"), kafkaPort);
         TallyNode node;
         try {

@@ -36,7 +36,7 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
         static Weighting from(Env env) {
             String weight = env.string("TALLY_NEW_VOTER_WEIGHT", "0.1");
             try {
-                return new Weighting(env.duration("TALLY_NEW_VOTER_AGE", Duration.ofHours(24)), Double.parseDouble(weight));
+                return new Weighting(env.duration("TALLY_NEW_VOTER_AGE", Duration.ofHours(24), Duration.ZERO, Duration.ofDays(365)), Double.parseDouble(weight));
             } catch (NumberFormatException e) {
                 throw new Env.ConfigException("TALLY_NEW_VOTER_WEIGHT", weight, "a number between 0 and 1");
             }
@@ -64,7 +64,7 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
 
         static VoterLimits from(Env env) {
             return new VoterLimits(env.integer("TALLY_VOTER_LIMIT", 60, 1, 1_000_000),
-                    env.duration("TALLY_VOTER_WINDOW", Duration.ofSeconds(60)),
+                    env.duration("TALLY_VOTER_WINDOW", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofDays(1)),
                     env.integer("TALLY_VOTER_DAILY_LIMIT", 1000, 1, 10_000_000));
         }
     }
@@ -84,10 +84,10 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
     public static VoteProcessorConfig from(Env env) {
         return new VoteProcessorConfig(env.string("TALLY_PROCESSOR_APP_ID", "tally-vote-processor"),
                 KafkaSettings.commitInterval(env),
-                env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100)),
-                env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24)),
+                env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1), Duration.ofMinutes(1)),
+                env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24), Duration.ofSeconds(1), Duration.ofDays(30)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
-                VoterLimits.from(env), Weighting.from(env), env.duration("TALLY_REVIEW_DELAY", Duration.ofHours(1)));
+                VoterLimits.from(env), Weighting.from(env), env.duration("TALLY_REVIEW_DELAY", Duration.ofHours(1), Duration.ZERO, Duration.ofDays(30)));
     }
 }

@@ -67,7 +67,7 @@ public record JwtConfig(Optional<byte[]> hs256Secret, List<RSAKey> rs256Keys, Du
         return new JwtConfig(
                 env.get("TALLY_JWT_SECRET").map(s -> s.getBytes(StandardCharsets.UTF_8)),
                 env.get("TALLY_JWKS_FILE").map(JwtConfig::readJwks).orElse(List.of()),
-                env.duration("TALLY_JWT_CLOCK_SKEW", Duration.ofSeconds(30)),
+                env.duration("TALLY_JWT_CLOCK_SKEW", Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10)),
                 env.get("TALLY_JWT_ISSUER"),
                 env.get("TALLY_JWT_AUDIENCE"));
     }
