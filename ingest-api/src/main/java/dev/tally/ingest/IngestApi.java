@@ -79,6 +79,9 @@ public final class IngestApi {
             cfg.jetty.host = config.httpHost();
             cfg.jetty.port = config.httpPort();
             cfg.jetty.threadPool = threads;
+            // Jetty reuses a header line it parsed before on the connection when the new one equals it ignoring
+            // case: a cookie (a MAC) altered only in the case of a letter was taken for the one sent before it
+            cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
             cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new EventStreamAccept.Filter()),
                     "/v1/stream", EnumSet.of(DispatcherType.REQUEST)));
             cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));

@@ -212,7 +212,31 @@ class HostileInputTest {
 
         String tampered = cookie.substring(0, 12) + (cookie.charAt(12) == 'A' ? 'B' : 'A') + cookie.substring(13);
         HttpResponse<String> forged = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", tampered), VALID);
-        assertThat(forged.headers().firstValue("Set-Cookie")).as("a tampered cookie is a new voter").isPresent();
+        assertThat(forged.headers().firstValue("Set-Cookie")).as("a tampered cookie is a new voter: %s %s %s",
+                forged.statusCode(), forged.headers().map(), forged.body()).isPresent();
+        assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).isNotEqualTo(firstVoter);
+    }
+
+    @Test
+    void aCookieAlteredOnlyInTheCaseOfOneLetterIsANewVoterOnTheSameConnection() throws Exception {
+        String setCookie = send("POST", "/v1/votes", h("Content-Type", "application/json"), VALID)
+                .headers().firstValue("Set-Cookie").orElseThrow();
+        String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+        send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", cookie), VALID); // parsed and cached by Jetty
+        String firstVoter = api.submitted.get(api.submitted.size() - 1).getVoter();
+        int at = -1;
+        for (int i = "tally_vid=".length(); i < cookie.indexOf('.'); i++) {
+            if (Character.isLetter(cookie.charAt(i))) {
+                at = i;
+                break;
+            }
+        }
+        char c = cookie.charAt(at);
+        String recased = cookie.substring(0, at) + (Character.isUpperCase(c) ? Character.toLowerCase(c) : Character.toUpperCase(c))
+                + cookie.substring(at + 1);
+
+        HttpResponse<String> forged = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", recased), VALID);
+        assertThat(forged.headers().firstValue("Set-Cookie")).as("a re-cased cookie is a new voter").isPresent();
         assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).isNotEqualTo(firstVoter);
     }
 
