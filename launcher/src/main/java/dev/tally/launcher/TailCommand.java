@@ -6,6 +6,8 @@ import dev.tally.common.KafkaSettings;
 import dev.tally.schemas.Topic;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +24,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code ./tally tail <topic>}: prints committed records of a Tally topic as JSON lines, Avro decoded. */
+/**
+ * {@code ./tally tail <topic>}: prints committed records of a Tally topic as JSON lines, Avro decoded.
+ * With {@code --from-beginning} it prints from the oldest record to the topic's end as it was at start,
+ * with {@code --max N} the last N records (by timestamp, across partitions), and then stops — unless
+ * {@code --follow}, which keeps printing what arrives (the default when neither is given).
+ */
 @Command(name = "tail", mixinStandardHelpOptions = true,
-        description = "Prints records of a Tally topic as JSON lines (decoded Avro).")
+        description = {"Prints records of a Tally topic as JSON lines (decoded Avro).",
+                "--from-beginning prints from the oldest record, --max N the newest N; both stop at the topic's",
+                "end unless --follow. Without either it follows new records until Ctrl-C."})
 final class TailCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -34,8 +43,12 @@ final class TailCommand implements Callable<Integer> {
     @Option(names = "--from-beginning", description = "start at the oldest record instead of the newest")
     boolean fromBeginning;
 
-    @Option(names = "--max", paramLabel = "N", description = "stop after N records")
+    @Option(names = "--max", paramLabel = "N", description = "print at most N records: the first N with "
+            + "--from-beginning, else the newest N")
     Long max;
+
+    @Option(names = "--follow", description = "keep printing new records after the topic's end")
+    boolean follow;
 
     @Mixin
     KafkaOption kafkaOption;
@@ -45,31 +58,44 @@ final class TailCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (max != null && max < 1) {
+            System.err.println("tail: --max must be at least 1, was " + max);
+            return 2;
+        }
         Env env = kafkaOption.env();
         KafkaSettings kafka = KafkaSettings.from(env);
         Topic<?, ?> t = Topics.byName(topic);
         var props = kafka.clientProps("tally-tail");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        long printed = 0;
+        boolean stopAtEnd = !follow && (fromBeginning || max != null);
+        boolean newest = max != null && !fromBeginning; // the last N, printed once they are all read
         long idleLimit = idleExit == null ? Long.MAX_VALUE : Env.of(Map.of("idle", idleExit)).duration("idle", null).toMillis();
         long lastRecord = System.currentTimeMillis();
+        long printed = 0;
+        List<ConsumerRecord<byte[], byte[]>> last = new ArrayList<>();
         try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = consumer.partitionsFor(t.name(), Duration.ofSeconds(10)).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
+            Map<TopicPartition, Long> end = consumer.endOffsets(partitions); // read_committed: the stable end
             if (fromBeginning) {
                 consumer.seekToBeginning(partitions);
+            } else if (newest) {
+                Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+                partitions.forEach(p -> consumer.seek(p, Math.max(begin.get(p), end.get(p) - max)));
             } else {
                 consumer.seekToEnd(partitions);
             }
-            while (max == null || printed < max) {
+            while ((max == null || printed < max) && !(stopAtEnd && reachedEnd(consumer, end))) {
                 var records = consumer.poll(Duration.ofMillis(200));
                 for (ConsumerRecord<byte[], byte[]> r : records) {
-                    System.out.println(line(t, r));
                     lastRecord = System.currentTimeMillis();
-                    if (max != null && ++printed >= max) {
-                        break;
+                    if (newest && !follow) {
+                        last.add(r);
+                    } else if (max == null || printed < max) {
+                        System.out.println(line(t, r));
+                        printed++;
                     }
                 }
                 if (System.currentTimeMillis() - lastRecord > idleLimit) {
@@ -77,7 +103,25 @@ final class TailCommand implements Callable<Integer> {
                 }
             }
         }
+        last.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
+        int keep = (int) Math.min(last.size(), max == null ? 0 : max);
+        for (ConsumerRecord<byte[], byte[]> r : last.subList(last.size() - keep, last.size())) {
+            System.out.println(line(t, r));
+        }
+        if (stopAtEnd && printed == 0 && last.isEmpty()) {
+            System.err.println("tail: " + t.name() + " has no committed records" + (fromBeginning ? "" : " to show"));
+        }
         return 0;
+    }
+
+    /** Whether every partition has been read up to the end it had when the command started. */
+    private static boolean reachedEnd(KafkaConsumer<byte[], byte[]> consumer, Map<TopicPartition, Long> end) {
+        for (Map.Entry<TopicPartition, Long> e : end.entrySet()) {
+            if (consumer.position(e.getKey()) < e.getValue()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String line(Topic<?, ?> topic, ConsumerRecord<byte[], byte[]> r) throws Exception {
