@@ -32,16 +32,21 @@ class ConcurrentVotesTest {
         try (TestApi api = new TestApi(Map.of("TALLY_MAX_IN_FLIGHT", Integer.toString(WAITING),
                 "TALLY_SYNC_TIMEOUT", "30s"), true)) {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).executor(clientThreads)
-                    .connectTimeout(Duration.ofSeconds(10)).build();
+                    .connectTimeout(Duration.ofSeconds(60)).build();
             QueuedThreadPool pool = (QueuedThreadPool) api.app.jettyServer().server().getThreadPool();
             List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
             for (int i = 0; i < WAITING; i++) {
                 responses.add(http.sendAsync(vote(api, "w" + i), HttpResponse.BodyHandlers.ofString()));
+                if (i % 100 == 99) {
+                    Thread.sleep(20); // 2,000 connects in one instant overflow the accept backlog (SYNs dropped, retried)
+                }
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (api.submitted.size() < WAITING && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
+            assertThat(responses.stream().filter(CompletableFuture::isCompletedExceptionally).map(f -> f.handle((r, e) -> e).join()))
+                    .as("requests that failed before reaching the server").isEmpty();
             assertThat(api.submitted).as("votes submitted and waiting for their outcome").hasSize(WAITING);
             assertThat(responses).noneMatch(CompletableFuture::isDone);
             int serverThreads = pool.getThreads();
