@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * @param applicationId  {@code TALLY_PROJECTOR_APP_ID} [tally-count-projector]
- * @param commitInterval {@code TALLY_COMMIT_INTERVAL} [dev 20ms, else 100ms: {@link KafkaSettings#commitInterval}]: how often views are flushed and published
+ * @param commitInterval {@code TALLY_COMMIT_INTERVAL} [100ms: {@link KafkaSettings#commitInterval}]: how often views are flushed and published
  */
 public record CountProjectorConfig(String applicationId, Duration commitInterval) {
     public static CountProjectorConfig from(Env env) {

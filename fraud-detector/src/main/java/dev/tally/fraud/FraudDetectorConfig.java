@@ -6,7 +6,7 @@ import java.time.Duration;
 
 /**
  * @param applicationId      {@code TALLY_FRAUD_APP_ID} [tally-fraud-detector]: its own, so it scales and fails alone
- * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [dev 20ms, else 100ms: {@link KafkaSettings#commitInterval}]
+ * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms: {@link KafkaSettings#commitInterval}]
  * @param clusterVoters      {@code TALLY_CLUSTER_VOTERS} [10]: more distinct voters than this from one network ...
  * @param clusterWindow      {@code TALLY_CLUSTER_WINDOW} [60s]: ... within this window → challenge the network
  * @param challengeFor       {@code TALLY_CHALLENGE_DURATION} [10m]: how long a network must pass challenges
