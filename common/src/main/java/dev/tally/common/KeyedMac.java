@@ -24,7 +24,7 @@ public final class KeyedMac {
         return macs.get().doFinal(message.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static Mac init(SecretKeySpec spec) {
+    static Mac init(SecretKeySpec spec) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(spec);

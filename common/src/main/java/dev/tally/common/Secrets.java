@@ -6,12 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.security.InvalidKeyException;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
-import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
@@ -77,14 +74,9 @@ public final class Secrets {
         return hmac(master, "tally:" + purpose + ":v1");
     }
 
+    /** One HMAC-SHA256; for many messages under one key, {@link KeyedMac}. */
     public static byte[] hmac(byte[] key, String message) {
-        try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(new SecretKeySpec(key, "HmacSHA256"));
-            return mac.doFinal(message.getBytes(StandardCharsets.UTF_8));
-        } catch (NoSuchAlgorithmException | InvalidKeyException e) {
-            throw new IllegalStateException("HmacSHA256 is unavailable", e);
-        }
+        return KeyedMac.init(new SecretKeySpec(key, "HmacSHA256")).doFinal(message.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Constant-time comparison of two strings (their UTF-8 bytes). */

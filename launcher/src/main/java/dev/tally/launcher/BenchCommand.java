@@ -391,20 +391,21 @@ final class BenchCommand implements Callable<Integer> {
             double elapsed = (System.nanoTime() - t0) / 1e9;
             seq += votesInStep;
             runs.add(step);
+            Double p50 = step.answers().percentileMillis(50);
             Double p99 = step.answers().percentileMillis(99);
+            long answeredPerSecond = Math.round(step.acknowledged() / elapsed);
             boolean kept = step.acknowledged() >= 0.97 * votesInStep && elapsed <= stepSeconds * 1.1;
             boolean held = kept && step.failed() == 0 && p99 != null && p99 <= SUSTAINED_P99_MS;
             Map<String, Object> report = new LinkedHashMap<>();
             report.put("rate", Math.round(stepRate));
-            report.put("answered_per_s", Math.round(step.acknowledged() / elapsed));
-            report.put("p50_ms", step.answers().percentileMillis(50));
+            report.put("answered_per_s", answeredPerSecond);
+            report.put("p50_ms", p50);
             report.put("p99_ms", p99);
             report.put("failed", step.failed());
             report.put("held", held);
             steps.add(report);
             err.printf("bench: step %d: %,d votes/s asked, %,d/s answered, p50 %s ms, p99 %s ms, %d failed: %s%n", i + 1,
-                    Math.round(stepRate), Math.round(step.acknowledged() / elapsed), step.answers().percentileMillis(50), p99,
-                    step.failed(), held ? "held" : "did not hold");
+                    Math.round(stepRate), answeredPerSecond, p50, p99, step.failed(), held ? "held" : "did not hold");
             if (!held) {
                 break;
             }

@@ -1,8 +1,8 @@
 package dev.tally.launcher.bench;
 
 import java.util.SplittableRandom;
-import java.util.concurrent.Phaser;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The HTTP path: {@code POST /v1/votes} as the voter named in {@code X-Tally-User} (the dev profile trusts
@@ -19,7 +19,7 @@ public final class HttpLoad {
             throws InterruptedException {
         SplittableRandom random = new SplittableRandom(0x4177L);
         Semaphore window = new Semaphore(stats.paced() ? Integer.MAX_VALUE : outstanding);
-        Phaser unanswered = new Phaser(1);
+        AtomicLong unanswered = new AtomicLong(); // a Phaser would cap this at 65,535, and a stalled server passes that
         for (long seq = stats.claim(); seq >= 0; seq = stats.claim()) {
             window.acquire();
             long due = stats.paced() ? stats.dueNanos(seq) : System.nanoTime();
@@ -27,17 +27,19 @@ public final class HttpLoad {
             String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + vote.itemId()
                     + "\",\"vote_value\":" + vote.value() + ",\"mode\":\"set\"}";
             long s = seq;
-            unanswered.register();
+            unanswered.incrementAndGet();
             http.send(http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter())), due, answer -> {
                 try {
                     answered(answer, s, vote, stats, follower);
                 } finally {
                     window.release();
-                    unanswered.arriveAndDeregister();
+                    unanswered.decrementAndGet();
                 }
             });
         }
-        unanswered.arriveAndAwaitAdvance();
+        while (unanswered.get() > 0) { // every request ends: answered, failed, or timed out by the driver
+            Thread.sleep(5);
+        }
     }
 
     private static void answered(HttpDriver.Answer answer, long seq, Workload.Vote vote, LoadStats stats, ViewFollower follower) {

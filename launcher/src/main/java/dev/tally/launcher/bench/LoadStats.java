@@ -47,9 +47,8 @@ public final class LoadStats {
         if (n >= votes) {
             return -1;
         }
-        if (nanosPerVote > 0) {
-            long due = startNanos + (long) (n * nanosPerVote);
-            long wait = due - System.nanoTime();
+        if (paced()) {
+            long wait = dueNanos(firstSeq + n) - System.nanoTime();
             if (wait > 0) {
                 java.util.concurrent.locks.LockSupport.parkNanos(wait);
             }
