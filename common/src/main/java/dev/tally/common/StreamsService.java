@@ -1,6 +1,7 @@
 package dev.tally.common;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Properties;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
@@ -19,6 +20,11 @@ public final class StreamsService implements AutoCloseable {
 
     private final String name;
     private final KafkaStreams streams;
+    private volatile KafkaStreams.State state = KafkaStreams.State.CREATED;
+    private volatile Instant since = Instant.now();
+    private final long createdNanos = System.nanoTime();
+    private final RestoreLog restores = new RestoreLog();
+    private volatile String startSummary;
 
     public StreamsService(String name, Topology topology, Properties props) {
         this.name = name;
@@ -27,7 +33,18 @@ public final class StreamsService implements AutoCloseable {
             LOG.error("{}: stream thread failed; replacing it", name, e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         });
-        streams.setStateListener((now, before) -> LOG.info("{}: {} -> {}", name, before, now));
+        streams.setGlobalStateRestoreListener(restores);
+        streams.setStateListener((now, before) -> {
+            state = now;
+            since = Instant.now();
+            LOG.info("{}: {} -> {}", name, before, now);
+            if (now == KafkaStreams.State.RUNNING && startSummary == null) {
+                // one line per application and start: how long it took, and what it restored
+                startSummary = String.format("running %.1f s after start; %s", (System.nanoTime() - createdNanos) / 1e9,
+                        restores.summary());
+                LOG.info("{}: {}", name, startSummary);
+            }
+        });
     }
 
     public StreamsService start() {
@@ -45,6 +62,17 @@ public final class StreamsService implements AutoCloseable {
 
     public boolean isRunning() {
         return streams.state() == KafkaStreams.State.RUNNING;
+    }
+
+    /** How this start went ("running 2.1 s after start; restored …"), once the application first ran; else null. */
+    public String startSummary() {
+        return startSummary;
+    }
+
+    /** This application's state for {@code /readyz}: ready when RUNNING. */
+    public Readiness readiness() {
+        KafkaStreams.State now = streams.state();
+        return new Readiness(name, now.name(), now == state ? since : Instant.now(), now == KafkaStreams.State.RUNNING);
     }
 
     @Override

@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The defaults that differ between one machine (the dev profile) and a cluster, as measured in the README. */
 class KafkaSettingsTest {
@@ -33,10 +35,21 @@ class KafkaSettingsTest {
     }
 
     @Test
-    void aThreadNeverPollsPastItsCommit() {
-        var props = KafkaSettings.from(DEV).streamsProps("t", Path.of("/tmp/x"), Duration.ofMillis(20), null);
+    void aThreadNeverPollsPastItsCommit(@TempDir Path state) {
+        var props = KafkaSettings.from(DEV).streamsProps("t", state, Duration.ofMillis(20), null);
         assertThat(props.get(StreamsConfig.POLL_MS_CONFIG)).isEqualTo(20);
-        props = KafkaSettings.from(DEV).streamsProps("t", Path.of("/tmp/x"), Duration.ofSeconds(1), null);
+        props = KafkaSettings.from(DEV).streamsProps("t", state, Duration.ofSeconds(1), null);
         assertThat(props.get(StreamsConfig.POLL_MS_CONFIG)).isEqualTo(100);
+    }
+
+    @Test
+    void anInstanceKeepsItsGroupInstanceIdAcrossRestartsAndNoOtherSharesIt(@TempDir Path root) {
+        String key = StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+        var first = KafkaSettings.from(DEV).streamsProps("tally-x", root.resolve("a"), Duration.ofMillis(100), null);
+        var again = KafkaSettings.from(DEV).streamsProps("tally-x", root.resolve("a"), Duration.ofMillis(100), null);
+        var other = KafkaSettings.from(DEV).streamsProps("tally-x", root.resolve("b"), Duration.ofMillis(100), null);
+        assertThat(first.get(key)).asString().startsWith("tally-x-");
+        assertThat(again.get(key)).isEqualTo(first.get(key));
+        assertThat(other.get(key)).isNotEqualTo(first.get(key));
     }
 }

@@ -2,6 +2,7 @@ package dev.tally.ingest;
 
 import dev.tally.common.KeyedView;
 import dev.tally.common.QuarantineDecisions;
+import dev.tally.common.Readiness;
 import dev.tally.common.TallyMetrics;
 import dev.tally.common.ReactionWriter;
 import dev.tally.common.query.CountsQuery;
@@ -17,12 +18,15 @@ import io.javalin.Javalin;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import jakarta.servlet.DispatcherType;
 import java.util.EnumSet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +44,7 @@ public final class IngestApi {
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
                        CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
                        KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
-                       BooleanSupplier ready, TallyMetrics metrics, KeyedView<FraudFlag> flags,
+                       Supplier<List<Readiness>> readiness, TallyMetrics metrics, KeyedView<FraudFlag> flags,
                        ChallengeVerifier challenges, KeyedView<QuarantineRecord> quarantine,
                        QuarantineDecisions.Sender decisions) {}
 
@@ -65,8 +69,14 @@ public final class IngestApi {
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
         StreamHandler streams = new StreamHandler(deps.live(), deps.counts(), config.maxStreams());
-        BooleanSupplier ready = () -> deps.ready().getAsBoolean() && deps.reactions().caughtUp() && deps.catalog().caughtUp()
-                && deps.flags().caughtUp();
+        Instant started = Instant.now();
+        Supplier<List<Readiness>> readiness = () -> {
+            List<Readiness> parts = new ArrayList<>(deps.readiness().get());
+            parts.add(Readiness.view("reactions-view", deps.reactions(), started));
+            parts.add(Readiness.view("item-catalog-view", deps.catalog(), started));
+            parts.add(Readiness.view("fraud-flags-view", deps.flags(), started));
+            return parts;
+        };
         return Javalin.create(cfg -> {
             HttpMetrics.install(cfg, metrics);
             cfg.http.maxRequestSize = RequestLimits.MAX_BODY_BYTES;
@@ -99,8 +109,8 @@ public final class IngestApi {
             OpsRoutes.mount(cfg.routes, metrics);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> {
-                boolean ok = ready.getAsBoolean();
-                ctx.status(ok ? 200 : 503).json(Map.of("status", ok ? "ready" : "starting"));
+                List<Readiness> parts = readiness.get();
+                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, List.of()));
             });
             cfg.routes.exception(ApiProblem.class, (p, ctx) -> refuse(metrics, p, ctx));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> refuse(metrics, javalinRefusal(e, ctx), ctx));

@@ -4,6 +4,7 @@ import dev.tally.common.CompactedTopicView;
 import dev.tally.common.Env;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
+import dev.tally.common.Readiness;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
@@ -205,7 +206,7 @@ public final class TallyNode implements AutoCloseable {
         var decisions = new QuarantineDecisions(runtime.kafka());
         closeables.add(decisions);
         var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
-                reactions, catalog, registry, live, this::ready, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
+                reactions, catalog, registry, live, this::readiness, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
                 quarantine, decisions.sender());
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {
@@ -243,7 +244,10 @@ public final class TallyNode implements AutoCloseable {
             HttpMetrics.install(cfg, metrics);
             OpsRoutes.mountMetrics(cfg.routes, metrics);
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
-            cfg.routes.get("/readyz", ctx -> ctx.status(ready() ? 200 : 503).json(Map.of("ready", ready())));
+            cfg.routes.get("/readyz", ctx -> {
+                List<Readiness> parts = readiness();
+                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, List.of()));
+            });
             if (processor != null) {
                 processor.mountInternalRoutes(cfg.routes);
             }
@@ -265,6 +269,11 @@ public final class TallyNode implements AutoCloseable {
     /** Every local Streams application is RUNNING. */
     public boolean ready() {
         return streams.stream().allMatch(StreamsService::isRunning);
+    }
+
+    /** Each local Streams application's state, for {@code /readyz}. */
+    public List<Readiness> readiness() {
+        return streams.stream().map(StreamsService::readiness).toList();
     }
 
     /** The Streams applications running in this process. */

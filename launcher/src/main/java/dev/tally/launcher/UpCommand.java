@@ -2,6 +2,7 @@ package dev.tally.launcher;
 
 import dev.tally.broker.EmbeddedKafka;
 import dev.tally.common.Env;
+import dev.tally.common.StreamsService;
 import java.nio.file.Path;
 import java.util.EnumSet;
 import java.util.concurrent.Callable;
@@ -25,6 +26,7 @@ final class UpCommand implements Callable<Integer> {
         // every setting of every service is checked before the broker or anything else starts
         TallyNode.validate(env.with("TALLY_BOOTSTRAP", "127.0.0.1:" + kafkaPort), EnumSet.allOf(TallyNode.Service.class));
         EmbeddedKafka kafka = EmbeddedKafka.start(dataDir.resolve("kafka"), kafkaPort);
+        kafka.completeHangingTransactions(); // before any client: a restart after SIGKILL can leave some
         TallyNode node;
         try {
             node = TallyNode.start(env.with("TALLY_BOOTSTRAP", kafka.bootstrap()), EnumSet.allOf(TallyNode.Service.class));
@@ -41,14 +43,19 @@ final class UpCommand implements Callable<Integer> {
         }, "tally-shutdown"));
         awaitReady(node);
         String base = "http://127.0.0.1:" + node.httpPort();
+        StringBuilder apps = new StringBuilder();
+        for (StreamsService s : node.streamsServices()) {
+            apps.append(String.format("  %-15s %s%n", s.name(), s.startSummary() == null ? "not running yet" : s.startSummary()));
+        }
         System.out.printf("""
                 Tally is up in %.1f s (profile %s, data in %s)
+                %s\
                   API        %s/v1/votes
                   health     %s/readyz
                   Kafka      %s
                   admin token %s
                 Ctrl-C stops it.
-                """, (System.nanoTime() - t0) / 1e9, node.runtime().profile().name(), dataDir, base, base,
+                """, (System.nanoTime() - t0) / 1e9, node.runtime().profile().name(), dataDir, apps, base, base,
                 kafka.bootstrap(), node.adminToken());
         stopped.await();
         return 0;
