@@ -48,6 +48,12 @@ public final class Env {
         return with(Map.of(name, value));
     }
 
+    /** This environment, or a copy with {@code name} set to {@code value} when it is unset or blank. */
+    public Env withDefault(String name, String value) {
+        String v = values.get(name);
+        return v == null || v.isBlank() ? with(name, value) : this;
+    }
+
     public Optional<String> get(String name) {
         read.add(name);
         String v = values.get(name);

@@ -4,12 +4,18 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
 import kafka.tools.StorageTool;
@@ -21,55 +27,140 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A real single-node KRaft Kafka broker (broker and controller in one), started from Kafka's own jars
- * inside this JVM. Its log lives under {@code logDir} and survives a restart: the storage is formatted
- * once, with a cluster id and the controller's port kept beside it. A restart after SIGKILL can leave
- * transactions hanging: {@link #completeHangingTransactions()} completes them before clients start.
+ * Real KRaft Kafka, started from Kafka's own jars inside this JVM: one node ({@link #start}), or a cluster
+ * of several ({@link #startCluster}) whose nodes are each broker and controller — the production shape,
+ * replicated, without Docker. Logs live under {@code logDir} and survive a restart: the storage is
+ * formatted once, with the cluster id and every node's ports kept beside it (the controllers' addresses
+ * are the quorum's identity). A single node restarted after SIGKILL can leave transactions hanging:
+ * {@link #completeHangingTransactions()} completes them before clients start.
  */
 public final class EmbeddedKafka implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
 
-    private final KafkaRaftServer server;
-    private final int port;
+    /** One KRaft node: its id, its log directory and ports, and its server while it runs. */
+    private static final class Node {
+        final int id;
+        final Path dir;
+        final int brokerPort;
+        final int controllerPort;
+        volatile KafkaRaftServer server;
 
-    private EmbeddedKafka(KafkaRaftServer server, int port) {
-        this.server = server;
-        this.port = port;
+        Node(int id, Path dir, int brokerPort, int controllerPort) {
+            this.id = id;
+            this.dir = dir;
+            this.brokerPort = brokerPort;
+            this.controllerPort = controllerPort;
+        }
+    }
+
+    private final List<Node> nodes;
+    private final String clusterId;
+
+    private EmbeddedKafka(List<Node> nodes, String clusterId) {
+        this.nodes = nodes;
+        this.clusterId = clusterId;
     }
 
     /**
-     * Formats {@code logDir} if needed and starts the broker on 127.0.0.1:{@code port}
-     * (0 picks a free port).
+     * Formats {@code logDir} if needed and starts one node on 127.0.0.1:{@code port} (0 picks a free port).
      */
     public static EmbeddedKafka start(Path logDir, int port) {
         try {
-            long t0 = System.nanoTime();
-            int brokerPort = port == 0 ? freePort() : port;
             Files.createDirectories(logDir);
-            Properties props = brokerProps(logDir, brokerPort, controllerPort(logDir));
-            format(logDir, props);
-            KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
-            server.startup();
-            LOG.info("embedded Kafka broker listening on 127.0.0.1:{} (log {}), started in {} s", brokerPort, logDir,
-                    String.format("%.1f", (System.nanoTime() - t0) / 1e9));
-            return new EmbeddedKafka(server, brokerPort);
+            Node node = new Node(1, logDir, port == 0 ? freePort() : port, keptControllerPort(logDir));
+            EmbeddedKafka kafka = new EmbeddedKafka(List.of(node), clusterId(logDir));
+            kafka.startNode(node);
+            return kafka;
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded broker in " + logDir, e);
         }
     }
 
     /**
-     * Completes the transactions a restart after SIGKILL can leave hanging ({@link HangingTransactions}).
-     * Call it after {@link #start} and before any client of the broker starts; returns how many
-     * partitions it closed.
+     * Formats and starts {@code brokers} nodes, {@code logDir/node-<id>} each, all at once (a controller
+     * quorum needs a majority before any broker can finish starting). Topics default to a replication
+     * factor of min(3, brokers) and {@code min.insync.replicas} one less (at least 1). Ports are picked on
+     * the first start and kept in {@code logDir/cluster.ports}.
+     */
+    public static EmbeddedKafka startCluster(Path logDir, int brokers) {
+        if (brokers < 1 || brokers > 9) {
+            throw new IllegalArgumentException("an embedded cluster has 1 to 9 brokers, not " + brokers);
+        }
+        try {
+            Files.createDirectories(logDir);
+            EmbeddedKafka kafka = new EmbeddedKafka(clusterNodes(logDir, brokers), clusterId(logDir));
+            try {
+                kafka.onEveryNode("start", kafka::startNode);
+            } catch (RuntimeException e) {
+                kafka.close();
+                throw new IllegalStateException("the embedded cluster in " + logDir + " did not start", e);
+            }
+            return kafka;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the embedded cluster in " + logDir, e);
+        }
+    }
+
+    /** Every broker's address, comma-separated: what clients bootstrap from. */
+    public String bootstrap() {
+        return nodes.stream().map(n -> "127.0.0.1:" + n.brokerPort).collect(Collectors.joining(","));
+    }
+
+    /** The first node's broker port (the only one of a single node). */
+    public int port() {
+        return nodes.get(0).brokerPort;
+    }
+
+    public int brokers() {
+        return nodes.size();
+    }
+
+    /** Stops node {@code id} (1-based) cleanly: its leaderships move to the others first. */
+    public void stopBroker(int id) {
+        Node node = node(id);
+        KafkaRaftServer server = node.server;
+        if (server != null) {
+            node.server = null;
+            server.shutdown();
+            server.awaitShutdown();
+            LOG.info("embedded Kafka node {} stopped", id);
+        }
+    }
+
+    /** Starts node {@code id} again on its log and ports; it rejoins and catches up. */
+    public void startBroker(int id) {
+        Node node = node(id);
+        if (node.server == null) {
+            startNode(node);
+        }
+    }
+
+    /** Whether node {@code id} runs. */
+    public boolean running(int id) {
+        return node(id).server != null;
+    }
+
+    /** The id of the node whose controller leads the quorum (the active controller). */
+    public int activeController() throws InterruptedException {
+        try (Admin admin = admin("tally-embedded-broker-quorum")) {
+            return admin.describeMetadataQuorum().quorumInfo().get(30, TimeUnit.SECONDS).leaderId();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException("cannot describe the metadata quorum", e);
+        }
+    }
+
+    /**
+     * Completes the transactions a restart after SIGKILL can leave hanging on a single node
+     * ({@link HangingTransactions}). Call it after {@link #start} and before any client of the broker
+     * starts; returns how many partitions it closed.
      */
     public int completeHangingTransactions() {
+        if (nodes.size() != 1) {
+            throw new IllegalStateException("the hanging-transaction repair is for a single node");
+        }
         long t0 = System.nanoTime();
-        Properties p = new Properties();
-        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
-        p.put(AdminClientConfig.CLIENT_ID_CONFIG, "tally-embedded-broker-repair");
-        try (Admin admin = Admin.create(p)) {
-            int closed = HangingTransactions.repair(admin, "127.0.0.1", port, Duration.ofSeconds(20));
+        try (Admin admin = admin("tally-embedded-broker-repair")) {
+            int closed = HangingTransactions.repair(admin, "127.0.0.1", port(), Duration.ofSeconds(20));
             LOG.info("checked for hanging transactions in {} s: {} partitions closed",
                     String.format("%.1f", (System.nanoTime() - t0) / 1e9), closed);
             return closed;
@@ -79,8 +170,134 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
     }
 
-    /** The controller keeps its port across restarts (the quorum's address), picked once and kept beside the log. */
-    private static int controllerPort(Path logDir) throws IOException {
+    @Override
+    public void close() {
+        // all at once: stopped one by one, the last nodes of a cluster would wait for a quorum that is gone
+        onEveryNode("stop", n -> stopBroker(n.id));
+    }
+
+    /** Runs {@code action} on every node at once, a thread each (a pool of the machine's size would serialise them). */
+    private void onEveryNode(String what, java.util.function.Consumer<Node> action) {
+        List<Thread> threads = new ArrayList<>();
+        List<RuntimeException> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        for (Node n : nodes) {
+            Thread t = new Thread(() -> {
+                try {
+                    action.accept(n);
+                } catch (RuntimeException e) {
+                    failures.add(e);
+                }
+            }, "embedded-kafka-" + what + "-" + n.id);
+            threads.add(t);
+            t.start();
+        }
+        try {
+            for (Thread t : threads) {
+                t.join(TimeUnit.MINUTES.toMillis(3));
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+    }
+
+    private Node node(int id) {
+        if (id < 1 || id > nodes.size()) {
+            throw new IllegalArgumentException("no node " + id + "; the nodes are 1 to " + nodes.size());
+        }
+        return nodes.get(id - 1);
+    }
+
+    private Admin admin(String clientId) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap());
+        p.put(AdminClientConfig.CLIENT_ID_CONFIG, clientId);
+        return Admin.create(p);
+    }
+
+    private void startNode(Node node) {
+        long t0 = System.nanoTime();
+        try {
+            Properties props = props(node);
+            format(node.dir, clusterId, props);
+            KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+            server.startup();
+            node.server = server;
+            LOG.info("embedded Kafka node {} listening on 127.0.0.1:{} (log {}), started in {} s", node.id,
+                    node.brokerPort, node.dir, String.format("%.1f", (System.nanoTime() - t0) / 1e9));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start embedded Kafka node " + node.id + " in " + node.dir, e);
+        }
+    }
+
+    private Properties props(Node node) {
+        int replication = Math.min(3, nodes.size());
+        String minIsr = Integer.toString(Math.max(1, replication - 1));
+        Properties p = new Properties();
+        p.put("process.roles", "broker,controller");
+        p.put("node.id", Integer.toString(node.id));
+        p.put("controller.quorum.voters", nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort)
+                .collect(Collectors.joining(",")));
+        p.put("listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
+        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort);
+        p.put("controller.listener.names", "CONTROLLER");
+        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("log.dirs", node.dir.toAbsolutePath().toString());
+        p.put("num.partitions", "12");
+        p.put("default.replication.factor", Integer.toString(replication));
+        p.put("offsets.topic.replication.factor", Integer.toString(replication));
+        p.put("offsets.topic.num.partitions", "12");
+        p.put("transaction.state.log.replication.factor", Integer.toString(replication));
+        p.put("transaction.state.log.min.isr", minIsr);
+        p.put("transaction.state.log.num.partitions", "12");
+        p.put("share.coordinator.state.topic.replication.factor", Integer.toString(replication));
+        p.put("share.coordinator.state.topic.min.isr", minIsr);
+        p.put("min.insync.replicas", minIsr);
+        p.put("group.initial.rebalance.delay.ms", "0");
+        // a restart after SIGKILL cannot register until the killed incarnation's session expires (9 s by
+        // default): heartbeats inside one JVM need no slack for a network
+        p.put("broker.heartbeat.interval.ms", "500");
+        p.put("broker.session.timeout.ms", "2500");
+        p.put("log.cleaner.dedupe.buffer.size", "8388608");
+        p.put("auto.create.topics.enable", "false");
+        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
+        if (nodes.size() > 1) { // several brokers share this JVM's cores: fewer threads each
+            p.put("num.network.threads", "2");
+            p.put("num.io.threads", "2");
+            p.put("background.threads", "2");
+        }
+        return p;
+    }
+
+    /** The cluster id, kept in {@code logDir/cluster.id} so every restart and every node uses the same. */
+    private static String clusterId(Path logDir) throws IOException {
+        Path idFile = logDir.resolve("cluster.id");
+        String clusterId = Files.exists(idFile) ? Files.readString(idFile).strip() : Uuid.randomUuid().toString();
+        Files.writeString(idFile, clusterId);
+        return clusterId;
+    }
+
+    /** Formats a node's storage once (the id and quorum must not change after). */
+    private static void format(Path dir, String clusterId, Properties props) throws IOException {
+        Files.createDirectories(dir);
+        Path propsFile = dir.resolve("server.properties");
+        try (var out = Files.newOutputStream(propsFile)) {
+            props.store(out, "embedded Tally broker");
+        }
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        int rc = StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", propsFile.toString(),
+                "--ignore-formatted"}, new PrintStream(buf, true, StandardCharsets.UTF_8));
+        if (rc != 0) {
+            throw new IllegalStateException("formatting Kafka storage in " + dir + " failed: "
+                    + buf.toString(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A single node's controller keeps its port across restarts: read back from the properties it ran with. */
+    private static int keptControllerPort(Path logDir) throws IOException {
         Path file = logDir.resolve("server.properties");
         if (Files.exists(file)) {
             Properties old = new Properties();
@@ -103,77 +320,51 @@ public final class EmbeddedKafka implements AutoCloseable {
         return freePort();
     }
 
+    /** A cluster's nodes with their ports: as kept in {@code cluster.ports} ("id brokerPort controllerPort" lines), or new. */
+    private static List<Node> clusterNodes(Path logDir, int brokers) throws IOException {
+        Path file = logDir.resolve("cluster.ports");
+        List<Node> nodes = new ArrayList<>();
+        if (Files.exists(file)) {
+            for (String line : Files.readAllLines(file)) {
+                String[] f = line.strip().split(" ");
+                if (f.length == 3) {
+                    int id = Integer.parseInt(f[0]);
+                    nodes.add(new Node(id, logDir.resolve("node-" + id), Integer.parseInt(f[1]), Integer.parseInt(f[2])));
+                }
+            }
+            if (nodes.size() != brokers) {
+                throw new IllegalStateException(logDir + " holds a cluster of " + nodes.size() + " brokers, not "
+                        + brokers + "; use another data directory");
+            }
+            return nodes;
+        }
+        StringBuilder kept = new StringBuilder();
+        java.util.Set<Integer> used = new java.util.HashSet<>();
+        for (int id = 1; id <= brokers; id++) {
+            Node n = new Node(id, logDir.resolve("node-" + id), freePort(used), freePort(used));
+            nodes.add(n);
+            kept.append(id).append(' ').append(n.brokerPort).append(' ').append(n.controllerPort).append('\n');
+        }
+        Files.writeString(file, kept);
+        return nodes;
+    }
+
     private static boolean available(int port) {
         try (ServerSocket s = new ServerSocket()) {
             s.setReuseAddress(true);
-            s.bind(new java.net.InetSocketAddress("127.0.0.1", port));
+            s.bind(new InetSocketAddress("127.0.0.1", port));
             return true;
         } catch (IOException e) {
             return false;
         }
     }
 
-    public String bootstrap() {
-        return "127.0.0.1:" + port;
-    }
-
-    public int port() {
+    private static int freePort(java.util.Set<Integer> used) throws IOException {
+        int port;
+        do {
+            port = freePort();
+        } while (!used.add(port));
         return port;
-    }
-
-    @Override
-    public void close() {
-        server.shutdown();
-        server.awaitShutdown();
-    }
-
-    private static Properties brokerProps(Path logDir, int brokerPort, int controllerPort) {
-        Properties p = new Properties();
-        p.put("process.roles", "broker,controller");
-        p.put("node.id", "1");
-        p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
-        p.put("controller.listener.names", "CONTROLLER");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
-        p.put("log.dirs", logDir.toAbsolutePath().toString());
-        p.put("num.partitions", "12");
-        p.put("offsets.topic.replication.factor", "1");
-        p.put("offsets.topic.num.partitions", "12");
-        p.put("transaction.state.log.replication.factor", "1");
-        p.put("transaction.state.log.min.isr", "1");
-        p.put("transaction.state.log.num.partitions", "12");
-        p.put("share.coordinator.state.topic.replication.factor", "1");
-        p.put("share.coordinator.state.topic.min.isr", "1");
-        p.put("min.insync.replicas", "1");
-        p.put("group.initial.rebalance.delay.ms", "0");
-        // a restart after SIGKILL cannot register until the killed incarnation's session expires (9 s by
-        // default): heartbeats inside one JVM need no slack for a network
-        p.put("broker.heartbeat.interval.ms", "500");
-        p.put("broker.session.timeout.ms", "2500");
-        p.put("log.cleaner.dedupe.buffer.size", "8388608");
-        p.put("auto.create.topics.enable", "false");
-        p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));
-        return p;
-    }
-
-    /** Formats the storage once; the cluster id is kept in {@code cluster.id} so a restart reuses it. */
-    private static void format(Path logDir, Properties props) throws IOException {
-        Path idFile = logDir.resolve("cluster.id");
-        String clusterId = Files.exists(idFile) ? Files.readString(idFile).strip() : Uuid.randomUuid().toString();
-        Files.writeString(idFile, clusterId);
-        Path propsFile = logDir.resolve("server.properties");
-        try (var out = Files.newOutputStream(propsFile)) {
-            props.store(out, "embedded Tally broker");
-        }
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        int rc = StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", propsFile.toString(),
-                "--ignore-formatted"}, new PrintStream(buf, true, StandardCharsets.UTF_8));
-        if (rc != 0) {
-            throw new IllegalStateException("formatting Kafka storage in " + logDir + " failed: "
-                    + buf.toString(StandardCharsets.UTF_8));
-        }
     }
 
     private static int freePort() throws IOException {

@@ -1,6 +1,13 @@
 package dev.tally.launcher.bench;
 
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -13,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * ({@code partition:offset} of the command) feeds the vote→visible latency.
  */
 public final class HttpLoad {
+    private static final int RESEND_WINDOW = 256;
     private HttpLoad() {}
 
     public static void run(HttpDriver http, Workload workload, int outstanding, LoadStats stats, ViewFollower follower)
@@ -24,11 +32,9 @@ public final class HttpLoad {
             window.acquire();
             long due = stats.paced() ? stats.dueNanos(seq) : System.nanoTime();
             Workload.Vote vote = workload.vote(seq, random);
-            String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + vote.itemId()
-                    + "\",\"vote_value\":" + vote.value() + ",\"mode\":\"set\"}";
             long s = seq;
             unanswered.incrementAndGet();
-            http.send(http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter())), due, answer -> {
+            http.send(post(http, vote), due, answer -> {
                 try {
                     answered(answer, s, vote, stats, follower);
                 } finally {
@@ -42,6 +48,52 @@ public final class HttpLoad {
         }
     }
 
+    /**
+     * Sends each vote again, {@value #RESEND_WINDOW} at a time with {@code Prefer: respond-async} (202 once
+     * it is durable: the audit waits for the processing anyway), until the server acknowledges it, in
+     * rounds a second apart; returns how many were sent. Set mode: a vote that had been applied is
+     * unchanged by its repeat.
+     */
+    public static long sendUntilAcknowledged(HttpDriver http, List<Workload.Vote> refused, PrintStream err)
+            throws InterruptedException {
+        List<Workload.Vote> pending = refused;
+        for (int round = 1; !pending.isEmpty(); round++) {
+            if (round > 20) {
+                throw new IllegalStateException(pending.size() + " votes still not acknowledged after 20 rounds");
+            }
+            List<Workload.Vote> again = Collections.synchronizedList(new ArrayList<>());
+            CountDownLatch answered = new CountDownLatch(pending.size());
+            AtomicInteger inFlight = new AtomicInteger();
+            for (Workload.Vote vote : pending) {
+                while (inFlight.get() >= RESEND_WINDOW) {
+                    Thread.sleep(1);
+                }
+                inFlight.incrementAndGet();
+                http.send(post(http, vote).headers(h -> h.put("Prefer", "respond-async")), System.nanoTime(), a -> {
+                    if (a.status() != 200 && a.status() != 202) {
+                        again.add(vote);
+                    }
+                    inFlight.decrementAndGet();
+                    answered.countDown();
+                });
+            }
+            answered.await(5, TimeUnit.MINUTES);
+            err.printf("load: sent %,d unacknowledged votes again (round %d), %,d still refused%n", pending.size(), round, again.size());
+            pending = List.copyOf(again);
+            if (!pending.isEmpty()) {
+                Thread.sleep(1000);
+            }
+        }
+        return refused.size();
+    }
+
+    /** The vote as {@code POST /v1/votes} in set mode, as its own voter ({@code X-Tally-User}, trusted in the dev profile). */
+    private static org.eclipse.jetty.client.Request post(HttpDriver http, Workload.Vote vote) {
+        String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + vote.itemId()
+                + "\",\"vote_value\":" + vote.value() + ",\"mode\":\"set\"}";
+        return http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter()));
+    }
+
     private static void answered(HttpDriver.Answer answer, long seq, Workload.Vote vote, LoadStats stats, ViewFollower follower) {
         if (answer.status() == 200 || answer.status() == 202) {
             stats.acked();
@@ -51,9 +103,9 @@ public final class HttpLoad {
                 follower.expect(vote.itemKey(), (int) position[0], position[1], System.nanoTime());
             }
         } else if (answer.status() == 0) {
-            stats.failed(answer.body());
+            stats.refused(vote, answer.body());
         } else {
-            stats.failed("HTTP " + answer.status() + ": " + answer.body());
+            stats.refused(vote, "HTTP " + answer.status() + ": " + answer.body());
         }
     }
 

@@ -17,6 +17,8 @@ public final class LoadStats {
     private final Latencies answers = new Latencies();
     private volatile String firstError;
     private volatile Throwable crash;
+    private volatile boolean stopped;
+    private final java.util.Queue<Workload.Vote> refused = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     /**
      * @param deadlineNanos {@link System#nanoTime()} after which no new vote is sent
@@ -40,7 +42,7 @@ public final class LoadStats {
 
     /** The next vote's sequence number (waiting for its turn when paced), or -1 when all are sent or the time is up. */
     long claim() {
-        if (System.nanoTime() - deadlineNanos > 0) {
+        if (stopped || System.nanoTime() - deadlineNanos > 0) {
             return -1;
         }
         long n = next.getAndIncrement();
@@ -91,6 +93,22 @@ public final class LoadStats {
 
     void acked() {
         acked.incrementAndGet();
+    }
+
+    /** No vote is sent after this (those already sent are still answered). */
+    public void stop() {
+        stopped = true;
+    }
+
+    /** A vote the server did not acknowledge: failed, and kept so it can be sent again. */
+    void refused(Workload.Vote vote, String error) {
+        refused.add(vote);
+        failed(error);
+    }
+
+    /** The votes not acknowledged so far (HTTP path), in no particular order. */
+    public java.util.List<Workload.Vote> refusedVotes() {
+        return java.util.List.copyOf(refused);
     }
 
     void failed(String error) {

@@ -1,0 +1,216 @@
+package dev.tally.launcher.bench;
+
+import dev.tally.common.Env;
+import dev.tally.common.KafkaSettings;
+import dev.tally.processor.VoteProcessorConfig;
+import dev.tally.projector.CountProjectorConfig;
+import dev.tally.projector.reconcile.Reconciler;
+import dev.tally.projector.reconcile.Report;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The whole-node crash drill: {@code ./tally up} — broker, all four services — runs as a child process
+ * and is killed with SIGKILL {@code kills} times while paced votes arrive over HTTP, then started again on
+ * the same data directory. Each restart is timed from the new process to {@code /readyz} answering 200.
+ * Votes the node did not acknowledge (it was down, or answered 503) are sent again at the end until it
+ * does — set mode, so a repeat of a vote that was applied changes nothing — which makes every vote
+ * acknowledged and the audit exact: each must be in the event log once ({@code lost},
+ * {@code double_counted}), and the reconcile must find the views equal to the log ({@code drift}).
+ */
+public final class NodeDrill implements AutoCloseable {
+    private static final Duration READY_LIMIT = Duration.ofMinutes(3);
+
+    /** What the drill asks for: kills, the paced HTTP rate, seconds of load between a node's readiness and its kill. */
+    public record Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds) {}
+
+    /** What it found. Restart times in seconds; {@code ready} false if some restart never got ready. */
+    public record Result(int kills, double freshStartSeconds, List<Double> restartSeconds, boolean ready,
+                         long votes, long acknowledgedUnderLoad, long sentAgain, long events, long lost,
+                         long doubleCounted, long drift) {
+        public boolean exact() {
+            return ready && lost == 0 && doubleCounted == 0 && drift == 0 && acknowledgedUnderLoad > 0;
+        }
+
+        public double slowestRestart() {
+            return restartSeconds.stream().mapToDouble(Double::doubleValue).max().orElse(0);
+        }
+
+        public double medianRestart() {
+            List<Double> sorted = restartSeconds.stream().sorted().toList();
+            return sorted.isEmpty() ? 0 : sorted.get(sorted.size() / 2);
+        }
+
+        public String toJson() {
+            return String.format(Locale.ROOT, "{\"kills\":%d,\"fresh_start_s\":%.1f,\"restart_s\":{\"median\":%.1f,"
+                            + "\"max\":%.1f,\"all\":%s},\"every_restart_ready\":%b,\"votes\":%d,\"acknowledged_under_load\":%d,"
+                            + "\"sent_again\":%d,\"events\":%d,\"lost\":%d,\"double_counted\":%d,\"reconcile_drift\":%d}",
+                    kills, freshStartSeconds, medianRestart(), slowestRestart(),
+                    restartSeconds.stream().map(d -> String.format(Locale.ROOT, "%.1f", d)).toList(), ready, votes,
+                    acknowledgedUnderLoad, sentAgain, events, lost, doubleCounted, drift);
+        }
+    }
+
+    private final Path dir;
+    private final Map<String, String> env;
+    private final int httpPort;
+    private final HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+    private Process node;
+    private long startedNanos;
+    private int starts;
+
+    /**
+     * @param env the node's settings (secret, fraud thresholds out of the way, profile); the drill adds its
+     *            data directory and ports
+     */
+    public NodeDrill(Path dir, Map<String, String> env) throws IOException {
+        this.dir = dir;
+        this.httpPort = Scratch.freePort();
+        this.env = new HashMap<>(env);
+        this.env.remove("TALLY_BOOTSTRAP"); // up runs its own broker
+        this.env.put("TALLY_DATA_DIR", dir.resolve("node").toString());
+        this.env.put("TALLY_HTTP_PORT", Integer.toString(httpPort));
+        this.env.put("TALLY_KAFKA_PORT", Integer.toString(Scratch.freePort()));
+        Files.createDirectories(dir);
+    }
+
+    /** The node's Kafka, for the audit. */
+    public KafkaSettings kafka() {
+        return KafkaSettings.from(Env.of(Map.of("TALLY_BOOTSTRAP", "127.0.0.1:" + env.get("TALLY_KAFKA_PORT"))));
+    }
+
+    public Result run(Plan plan, Workload workload, PrintStream err) throws Exception {
+        start();
+        double fresh = awaitReady();
+        if (fresh < 0) {
+            return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0);
+        }
+        err.printf("drill: node ready in %.1f s (log %s)%n", fresh, log(0));
+        List<Double> restarts = new ArrayList<>();
+        boolean ready = true;
+        // no vote→visible sampling: the drill measures restarts and the audit, not latency
+        LoadStats stats = new LoadStats(0, Long.MAX_VALUE / 4, Long.MAX_VALUE / 2 + System.nanoTime(), plan.rate(), false);
+        try (HttpDriver http = new HttpDriver("http://127.0.0.1:" + httpPort, 32, "drill-http")) {
+            Thread load = new Thread(() -> {
+                try {
+                    HttpLoad.run(http, workload, 0, stats, null);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (RuntimeException e) {
+                    stats.crashed(e);
+                }
+            }, "drill-load");
+            load.start();
+            SplittableRandom random = new SplittableRandom(0xD1L);
+            for (int k = 1; k <= plan.kills() && ready; k++) {
+                double up = plan.minUpSeconds() + random.nextDouble() * (plan.maxUpSeconds() - plan.minUpSeconds());
+                Thread.sleep((long) (up * 1000));
+                node.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no commit, no clean broker stop
+                start();
+                double took = awaitReady();
+                ready = took >= 0;
+                restarts.add(took);
+                err.printf("drill: kill %d of %d after %.1f s of load; ready again in %.1f s; %,d votes acknowledged%n",
+                        k, plan.kills(), up, took, stats.acknowledged());
+            }
+            Thread.sleep((long) (plan.minUpSeconds() * 1000));
+            stats.stop();
+            load.join(TimeUnit.MINUTES.toMillis(2));
+            long underLoad = stats.acknowledged();
+            long sentAgain = ready ? HttpLoad.sendUntilAcknowledged(http, stats.refusedVotes(), err) : 0;
+            long votes = underLoad + stats.failed();
+            if (!ready) {
+                return new Result(restarts.size(), fresh, restarts, false, votes, underLoad, 0, 0, 0, 0, 0);
+            }
+            return audit(plan, fresh, restarts, votes, underLoad, sentAgain, err);
+        }
+    }
+
+    private Result audit(Plan plan, double fresh, List<Double> restarts, long votes, long underLoad, long sentAgain,
+                         PrintStream err) throws Exception {
+        KafkaSettings kafka = kafka();
+        Env nodeEnv = Env.of(env);
+        if (!EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(nodeEnv).applicationId(), Duration.ofMinutes(3))) {
+            err.println("drill: the vote-processor did not process every command within 3 minutes");
+        }
+        LogAudit log = EventLog.read(kafka, KafkaSettings.from(nodeEnv).partitions());
+        LogAudit.Tallies tallies = log.tallies(votes);
+        long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
+        return new Result(restarts.size(), fresh, restarts, true, votes, underLoad, sentAgain, log.events(),
+                tallies.lost(), tallies.doubleCounted(), drift);
+    }
+
+    /**
+     * The reconcile's drift between the count views and the event log. The views catch up with the log a
+     * little after it: the drift once it is 0, or as found after a minute.
+     */
+    public static long reconcileDrift(KafkaSettings kafka, String projectorApplicationId) throws InterruptedException {
+        try (Reconciler reconciler = new Reconciler(kafka, projectorApplicationId)) {
+            long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+            while (true) {
+                Report report = reconciler.reconcile((read, total) -> {});
+                if (report.drift() == 0 || System.nanoTime() > deadline) {
+                    return report.drift();
+                }
+                Thread.sleep(2000);
+            }
+        }
+    }
+
+    private Path log(int start) {
+        return dir.resolve("up-" + start + ".log");
+    }
+
+    private void start() throws IOException {
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
+                "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"),
+                "dev.tally.launcher.Tally", "up");
+        builder.environment().putAll(env);
+        builder.redirectErrorStream(true).redirectOutput(log(starts++).toFile());
+        startedNanos = System.nanoTime();
+        node = builder.start();
+    }
+
+    /** Seconds from the process start to {@code /readyz} 200, or -1 if it does not come within 3 minutes or the process dies. */
+    private double awaitReady() throws InterruptedException {
+        long deadline = System.nanoTime() + READY_LIMIT.toNanos();
+        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/readyz"))
+                .timeout(Duration.ofSeconds(2)).build();
+        while (System.nanoTime() < deadline && node.isAlive()) {
+            try {
+                if (probe.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
+                    return (System.nanoTime() - startedNanos) / 1e9;
+                }
+            } catch (IOException e) {
+                // not listening yet
+            }
+            Thread.sleep(50);
+        }
+        return -1;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (node != null && node.isAlive()) {
+            node.destroy();
+            if (!node.waitFor(30, TimeUnit.SECONDS)) {
+                node.destroyForcibly().waitFor();
+            }
+        }
+    }
+}
