@@ -44,7 +44,7 @@ public final class IngestApi {
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
                        CountsQuery counts, VoterStateQuery voterStates, KeyedView<ReactionType> reactions,
                        KeyedView<ItemStatus> catalog, ReactionWriter registry, LiveUpdates live,
-                       Supplier<List<Readiness>> readiness, TallyMetrics metrics, KeyedView<FraudFlag> flags,
+                       Supplier<List<Readiness>> readiness, Supplier<List<String>> warnings, TallyMetrics metrics, KeyedView<FraudFlag> flags,
                        ChallengeVerifier challenges, KeyedView<QuarantineRecord> quarantine,
                        QuarantineDecisions.Sender decisions) {}
 
@@ -110,7 +110,7 @@ public final class IngestApi {
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> {
                 List<Readiness> parts = readiness.get();
-                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, List.of()));
+                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, deps.warnings().get()));
             });
             cfg.routes.exception(ApiProblem.class, (p, ctx) -> refuse(metrics, p, ctx));
             cfg.routes.exception(HttpResponseException.class, (e, ctx) -> refuse(metrics, javalinRefusal(e, ctx), ctx));

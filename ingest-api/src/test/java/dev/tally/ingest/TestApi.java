@@ -80,7 +80,7 @@ final class TestApi implements AutoCloseable {
         var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
                 ADMIN_TOKEN);
         var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
-                reactions, catalog, writer, live, java.util.List::of, new TallyMetrics(), flags,
+                reactions, catalog, writer, live, java.util.List::of, java.util.List::of, new TallyMetrics(), flags,
                 new dev.tally.ingest.challenge.DevChallengeVerifier(new Profile("dev")), new MapView<>(), (held, decision, reason) -> {});
         app = IngestApi.create(deps, cfg -> {}).start();
     }

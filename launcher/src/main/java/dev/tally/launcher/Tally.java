@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "tally", mixinStandardHelpOptions = true, version = "tally 0.1.0",
         description = "Tally: an event-sourced voting and reactions backend on Kafka.",
         subcommands = {UpCommand.class, TailCommand.class, ReactionsCommand.class, ReconcileCommand.class,
-                QuarantineCommand.class, VoidCommand.class, BenchCommand.class})
+                QuarantineCommand.class, VoidCommand.class, BenchCommand.class, DrillCommand.class,
+                DeadLettersCommand.class})
 public final class Tally implements Runnable {
 
     public static void main(String[] args) {

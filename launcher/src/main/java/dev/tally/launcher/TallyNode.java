@@ -1,6 +1,7 @@
 package dev.tally.launcher;
 
 import dev.tally.common.CompactedTopicView;
+import dev.tally.common.DeadLetterWatch;
 import dev.tally.common.Env;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
@@ -78,6 +79,7 @@ public final class TallyNode implements AutoCloseable {
     private CountProjector projector;
     private Javalin http;
     private String adminToken;
+    private DeadLetterWatch deadLetters;
 
     private TallyNode(Runtime runtime) {
         this.runtime = runtime;
@@ -148,6 +150,8 @@ public final class TallyNode implements AutoCloseable {
 
     private void startServices(Env env, Set<Service> services) {
         TopicAdmin.ensureTopics(runtime.kafka());
+        deadLetters = new DeadLetterWatch(runtime.kafka(), metrics);
+        closeables.add(deadLetters);
         if (services.contains(Service.INGEST_API) && env.integer("TALLY_HTTP_PORT", 8080, 0, 65535) == 0) {
             env = env.with("TALLY_HTTP_PORT", Integer.toString(freePort())); // known before Streams advertise it
         }
@@ -206,7 +210,7 @@ public final class TallyNode implements AutoCloseable {
         var decisions = new QuarantineDecisions(runtime.kafka());
         closeables.add(decisions);
         var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
-                reactions, catalog, registry, live, this::readiness, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
+                reactions, catalog, registry, live, this::readiness, this::warnings, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
                 quarantine, decisions.sender());
         http = IngestApi.create(deps, cfg -> {
             if (processor != null) {
@@ -246,7 +250,7 @@ public final class TallyNode implements AutoCloseable {
             cfg.routes.get("/healthz", ctx -> ctx.json(Map.of("status", "ok")));
             cfg.routes.get("/readyz", ctx -> {
                 List<Readiness> parts = readiness();
-                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, List.of()));
+                ctx.status(Readiness.all(parts) ? 200 : 503).json(Readiness.body(parts, warnings()));
             });
             if (processor != null) {
                 processor.mountInternalRoutes(cfg.routes);
@@ -269,6 +273,11 @@ public final class TallyNode implements AutoCloseable {
     /** Every local Streams application is RUNNING. */
     public boolean ready() {
         return streams.stream().allMatch(StreamsService::isRunning);
+    }
+
+    /** What {@code /readyz} warns of while ready: dead letters not replayed. */
+    public List<String> warnings() {
+        return deadLetters == null ? List.of() : deadLetters.warnings();
     }
 
     /** Each local Streams application's state, for {@code /readyz}. */
