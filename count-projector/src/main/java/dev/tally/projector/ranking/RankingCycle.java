@@ -31,8 +31,13 @@ final class RankingCycle {
         for (ItemCounts counts : latest) {
             byType.computeIfAbsent(counts.getItemType(), t -> new ArrayList<>()).add(counts);
         }
+        return generate(byType, now);
+    }
+
+    /** The servable artifacts of the given types (each with the counts that decide its list), ordered by type. */
+    List<RankingArtifact> generate(Map<String, List<ItemCounts>> byType, Instant now) {
         List<RankingArtifact> out = new ArrayList<>();
-        byType.forEach((type, items) -> {
+        new TreeMap<>(byType).forEach((type, items) -> {
             try {
                 RankingArtifact artifact = Rankings.rank(type, items, now);
                 List<String> problems = validator.problems(artifact, now);

@@ -1,7 +1,7 @@
 package dev.tally.projector.ranking;
 
-import dev.tally.common.CompactedTopicView;
 import dev.tally.common.KafkaSettings;
+import dev.tally.common.TopicFollower;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.RankingArtifact;
 import dev.tally.schemas.Topics;
@@ -10,11 +10,17 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * items would replace a good list with a wrong one. Until then it checks again every second. The two
  * outputs fail independently: Kafka being away does not stop the file, nor the reverse.
  *
- * <p>The view holds the latest counts of every item in memory — fine for thousands of items; at millions
- * the per-type top lists should be kept by a Streams aggregation instead, with this job reading those.
+ * <p>Memory is bounded by the lists, not the catalogue: the job keeps only each type's best candidates
+ * ({@link TopCandidates}), and when those no longer decide a type's list exactly it reads
+ * {@code tally.item-counts} again from the start (publishing that type's list again once it has).
  */
 public final class RankingJob implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RankingJob.class);
@@ -38,7 +45,12 @@ public final class RankingJob implements AutoCloseable {
     private final Duration interval;
     private final RankingCycle cycle;
     private final RankingFiles files;
-    private final CompactedTopicView<ItemCounts> counts;
+    private final TopCandidates candidates = new TopCandidates();
+    private final KafkaConsumer<String, ItemCounts> consumer;
+    private final TopicFollower<String, ItemCounts> follower;
+    private volatile Map<TopicPartition, Long> readTo; // the end offsets the current read must reach
+    private volatile boolean caughtUp;
+    private volatile boolean rereadRequested;
     private final KafkaProducer<String, RankingArtifact> producer;
     private final ScheduledThreadPoolExecutor scheduler;
 
@@ -55,14 +67,24 @@ public final class RankingJob implements AutoCloseable {
         this.interval = interval;
         this.cycle = new RankingCycle(new RankingValidator(interval.multipliedBy(RankingConfig.STALE_AFTER_INTERVALS)));
         this.files = new RankingFiles(outputDir);
-        this.counts = new CompactedTopicView<>(kafka, Topics.ITEM_COUNTS);
+        var props = kafka.clientProps("tally-ranking-job");
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        this.consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(),
+                Topics.ITEM_COUNTS.valueSerde().deserializer());
         try {
+            List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(partitions);
+            consumer.seekToBeginning(partitions);
+            this.readTo = consumer.endOffsets(partitions, Duration.ofSeconds(30));
             this.producer = new KafkaProducer<>(kafka.producerProps("tally-ranking-job", Duration.ofSeconds(10)),
                     Topics.RANKINGS.keySerde().serializer(), Topics.RANKINGS.valueSerde().serializer());
         } catch (RuntimeException e) {
-            counts.close();
+            consumer.close();
             throw e;
         }
+        this.follower = TopicFollower.start(consumer, "tally-ranking-counts", Duration.ofMillis(500), this::apply);
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "tally-ranking-job");
             t.setDaemon(true);
@@ -78,15 +100,43 @@ public final class RankingJob implements AutoCloseable {
         this(kafka, config.interval(), config.outputDir());
     }
 
-    /** One run, then the next one scheduled: an interval after a run, a second after a wait for the view. */
+    /**
+     * On the follower thread, after every poll: every item's latest counts into the candidates; when the
+     * job asked for it, forget them and read the topic again from the start.
+     */
+    private void apply(ConsumerRecords<String, ItemCounts> batch) {
+        for (ConsumerRecord<String, ItemCounts> r : batch) {
+            if (r.value() != null) {
+                candidates.accept(r.value());
+            }
+        }
+        if (rereadRequested) {
+            rereadRequested = false;
+            caughtUp = false;
+            candidates.clear();
+            consumer.seekToBeginning(consumer.assignment());
+            readTo = consumer.endOffsets(consumer.assignment(), Duration.ofSeconds(30));
+        } else if (!caughtUp) {
+            caughtUp = readTo.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+        }
+    }
+
+    /** One run, then the next one scheduled: an interval after a run, a second after a wait for the counts. */
     private void tick() {
         Duration next = interval;
         try {
-            if (!counts.caughtUp()) {
+            if (!caughtUp || rereadRequested) {
                 LOG.debug("ranking waits for {} to be read", Topics.ITEM_COUNTS.name());
                 next = CATCH_UP_CHECK;
             } else {
-                publish(cycle.generate(counts.snapshot().values(), Instant.now()));
+                TopCandidates.Snapshot snapshot = candidates.snapshot();
+                publish(cycle.generate(snapshot.exact(), Instant.now()));
+                if (!snapshot.inexact().isEmpty()) {
+                    LOG.info("the candidates no longer decide the ranking of {}: reading {} again", snapshot.inexact(),
+                            Topics.ITEM_COUNTS.name());
+                    rereadRequested = true;
+                    next = CATCH_UP_CHECK;
+                }
             }
         } catch (RuntimeException e) {
             if (scheduler.isShutdown()) {
@@ -142,6 +192,6 @@ public final class RankingJob implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         producer.close(Duration.ofSeconds(5));
-        counts.close();
+        follower.close();
     }
 }
