@@ -32,9 +32,12 @@ import dev.tally.schemas.Topics;
  *                          with. Measured on one machine (broker in the same JVM): lz4 cost the pipeline about a
  *                          third of its throughput, in compressing and in the broker's validation, and saves
  *                          nothing on loopback; lz4 or zstd pay off when brokers are across a network
+ * @param rocksDbMemoryMb   {@code TALLY_ROCKSDB_MEMORY_MB} [128]: the one RocksDB block cache, memtables included,
+ *                          that every state store of every Streams application in the process shares
+ *                          ({@link BoundedRocksDb})
  */
 public record KafkaSettings(String bootstrap, int partitions, short replicationFactor, int standbyReplicas,
-                            String compression) {
+                            String compression, int rocksDbMemoryMb) {
     private static final Set<String> COMPRESSIONS = Set.of("none", "lz4", "zstd", "snappy", "gzip");
 
     public KafkaSettings {
@@ -58,7 +61,8 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port),
                 env.integer("TALLY_PARTITIONS", Profile.from(env).isDev() ? 4 : 12, 1, 10_000), replication,
                 env.integer("TALLY_STANDBY_REPLICAS", replication > 1 ? 1 : 0, 0, 10),
-                env.string("TALLY_COMPRESSION", "none").strip().toLowerCase(Locale.ROOT));
+                env.string("TALLY_COMPRESSION", "none").strip().toLowerCase(Locale.ROOT),
+                env.integer("TALLY_ROCKSDB_MEMORY_MB", 128, 16, 1 << 20));
     }
 
     /**
@@ -127,6 +131,8 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         // loss) its on-disk state holds only committed data and catches up from the offset it holds; without
         // this, exactly-once Streams must wipe every store it cannot prove clean and rebuild it from scratch
         p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
+        p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
+        p.put(BoundedRocksDb.MEMORY_BYTES, Long.toString((long) rocksDbMemoryMb << 20));
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, (int) commitInterval.toMillis());
         // a thread commits between polls: one blocked in a 100 ms poll (the default) when its commit falls due

@@ -64,8 +64,8 @@ final class BenchCommand implements Callable<Integer> {
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
             "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION");
 
-    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral",
-            description = "uniform (100k items), zipf (s = 1.1 over 100k items) or viral (one item) [${DEFAULT-VALUE}]")
+    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue",
+            description = "uniform (100k items), zipf (s = 1.1 over 100k items), viral (one item) or catalogue (1M items) [${DEFAULT-VALUE}]")
     String workload;
 
     @Option(names = "--votes", paramLabel = "N", description = "votes to send [200000; --quick: 100000]")

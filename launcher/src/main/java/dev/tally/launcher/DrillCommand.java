@@ -33,8 +33,25 @@ final class DrillCommand implements Callable<Integer> {
             description = "most seconds of load between the node getting ready and the next kill [${DEFAULT-VALUE}]")
     double maxUp;
 
+    @Option(names = "--soak", paramLabel = "VOTES", description = "instead of kills, the soak: VOTES paced votes "
+            + "(--rate) over a million items straight into tally.vote-commands, the node's RSS sampled every 10 s")
+    Long soak;
+
     @Override
     public Integer call() throws Exception {
+        if (soak != null) {
+            if (soak < 1 || rate < 1) {
+                System.err.println("drill: --soak and --rate must be at least 1");
+                return 2;
+            }
+            Path dir = Files.createTempDirectory("tally-soak-");
+            System.err.println("drill: soak on a node in " + dir);
+            try (NodeDrill drill = new NodeDrill(dir, BenchCommand.benchEnv(dir, null))) {
+                NodeDrill.SoakResult result = drill.soak(soak, rate, System.err);
+                System.out.println(result.toJson());
+                return result.lost() == 0 && result.doubleCounted() == 0 && result.drift() == 0 ? 0 : 1;
+            }
+        }
         if (kills < 1 || rate < 1 || minUp <= 0 || maxUp < minUp) {
             System.err.println("drill: --kills and --rate must be at least 1, and 0 < --min-up <= --max-up");
             return 2;

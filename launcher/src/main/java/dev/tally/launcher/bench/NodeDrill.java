@@ -31,6 +31,9 @@ import java.util.concurrent.TimeUnit;
  * does — set mode, so a repeat of a vote that was applied changes nothing — which makes every vote
  * acknowledged and the audit exact: each must be in the event log once ({@code lost},
  * {@code double_counted}), and the reconcile must find the views equal to the log ({@code drift}).
+ *
+ * <p>The soak ({@link #soak}) runs the same node without kills: paced votes over a million items straight
+ * into {@code tally.vote-commands}, the node's resident memory sampled every 10 s, the same audit at the end.
  */
 public final class NodeDrill implements AutoCloseable {
     private static final Duration READY_LIMIT = Duration.ofMinutes(3);
@@ -138,6 +141,79 @@ public final class NodeDrill implements AutoCloseable {
             }
             return audit(plan, fresh, restarts, votes, underLoad, sentAgain, err);
         }
+    }
+
+    /** What the soak found: memory samples ({seconds since the load began, RSS kB}) and the audit. */
+    public record SoakResult(long votes, double seconds, double processedPerSecond, List<long[]> rss, long events,
+                             long lost, long doubleCounted, long drift) {
+        public long maxRssKb() {
+            return rss.stream().mapToLong(s -> s[1]).max().orElse(0);
+        }
+
+        public String toJson() {
+            return String.format(Locale.ROOT, "{\"soak_votes\":%d,\"items\":%d,\"seconds\":%.0f,\"processed_per_s\":%.0f,"
+                            + "\"rss_mb\":{\"max\":%d,\"samples\":%s},\"events\":%d,\"lost\":%d,\"double_counted\":%d,"
+                            + "\"reconcile_drift\":%d}", votes, Workload.CATALOGUE_ITEMS, seconds, processedPerSecond,
+                    maxRssKb() / 1024, rss.stream().map(r -> "[" + r[0] + "," + r[1] / 1024 + "]").toList(), events, lost,
+                    doubleCounted, drift);
+        }
+    }
+
+    /**
+     * The soak: {@code votes} set-mode votes at {@code rate}/s over {@link Workload#CATALOGUE} (a million
+     * items, a new voter each) produced straight to the node's {@code tally.vote-commands}, RSS sampled
+     * every 10 s until every command is processed, then the audit.
+     */
+    public SoakResult soak(long votes, int rate, PrintStream err) throws Exception {
+        start();
+        if (awaitReady() < 0) {
+            throw new IllegalStateException("the node did not get ready (log " + log(0) + ")");
+        }
+        KafkaSettings kafka = kafka();
+        Env nodeEnv = Env.of(env);
+        String group = VoteProcessorConfig.from(nodeEnv).applicationId();
+        LoadStats stats = new LoadStats(0, votes, Long.MAX_VALUE / 2 + System.nanoTime(), rate, false);
+        long t0 = System.nanoTime();
+        Thread load = new Thread(() -> {
+            try {
+                KafkaLoad.run(kafka, Workload.CATALOGUE, 2, stats, null);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "soak-load");
+        load.start();
+        List<long[]> rss = new ArrayList<>();
+        while (true) {
+            Thread.sleep(10_000);
+            long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
+            long kb = rssKb(node.pid());
+            rss.add(new long[] {seconds, kb});
+            long events = Chaos.eventsWritten(kafka);
+            err.printf("soak: %ds  %,d votes sent  ~%,d events  RSS %,d MB%n", seconds, stats.acknowledged(), events, kb / 1024);
+            if (!load.isAlive() && EventLog.awaitProcessed(kafka, group, Duration.ofMillis(1))) {
+                break;
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long events;
+        LogAudit.Tallies tallies;
+        { // the audit of a million items holds them all: let it go before the reconcile holds them again
+            LogAudit log = EventLog.read(kafka, KafkaSettings.from(nodeEnv).partitions());
+            events = log.events();
+            tallies = log.tallies(stats.acknowledged());
+        }
+        long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
+        return new SoakResult(stats.acknowledged(), seconds, events / seconds, rss, events, tallies.lost(),
+                tallies.doubleCounted(), drift);
+    }
+
+    private static long rssKb(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            }
+        }
+        return -1;
     }
 
     private Result audit(Plan plan, double fresh, List<Double> restarts, long votes, long underLoad, long sentAgain,

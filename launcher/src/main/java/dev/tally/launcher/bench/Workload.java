@@ -13,14 +13,17 @@ import java.util.SplittableRandom;
  *   <li>{@code zipf}: items drawn from a Zipf distribution with s = {@value #ZIPF_S} over {@value #ITEMS}
  *       (item {@code i0} the most popular).</li>
  *   <li>{@code viral}: every vote on one item.</li>
+ *   <li>{@code catalogue}: items drawn uniformly from {@value #CATALOGUE_ITEMS} (the soak: memory against
+ *       the size of the catalogue).</li>
  * </ul>
  * Voters: a distinct, hashed-looking id per vote (the workloads of the issue draw from 1M voters; with
  * one vote per voter the bench covers the first N of them).
  */
 public enum Workload {
-    UNIFORM, ZIPF, VIRAL;
+    UNIFORM, ZIPF, VIRAL, CATALOGUE;
 
     public static final int ITEMS = 100_000;
+    public static final int CATALOGUE_ITEMS = 1_000_000;
     public static final double ZIPF_S = 1.1;
     public static final String ITEM_TYPE = "post";
     public static final String VIRAL_ITEM = "viral";
@@ -38,7 +41,7 @@ public enum Workload {
         try {
             return valueOf(name.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--workload must be uniform, zipf or viral, was '" + name + "'");
+            throw new IllegalArgumentException("--workload must be uniform, zipf, viral or catalogue, was '" + name + "'");
         }
     }
 
@@ -57,6 +60,7 @@ public enum Workload {
             case UNIFORM -> "i" + random.nextInt(ITEMS);
             case ZIPF -> "i" + zipf().sample(random);
             case VIRAL -> VIRAL_ITEM;
+            case CATALOGUE -> "c" + random.nextInt(CATALOGUE_ITEMS);
         };
     }
 
