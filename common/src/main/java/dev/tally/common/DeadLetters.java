@@ -11,10 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -35,7 +33,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class DeadLetters {
     public static final String REPLAY_GROUP = "tally-dead-letters-replay";
     private static final String ERRORS = "__streams.errors.";
-    private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private DeadLetters() {}
 
@@ -155,27 +152,7 @@ public final class DeadLetters {
     /** Reads the topic (committed records only) from {@code from} (default: the beginning) to its end. */
     private static void read(KafkaSettings kafka, Map<TopicPartition, Long> from,
                              java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        var props = kafka.clientProps("tally-dead-letters");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(Topics.DEAD_LETTERS.name(), TIMEOUT).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            from.forEach((tp, offset) -> {
-                if (parts.contains(tp)) {
-                    consumer.seek(tp, offset);
-                }
-            });
-            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT);
-            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-            while (parts.stream().anyMatch(tp -> consumer.position(tp, TIMEOUT) < ends.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading " + Topics.DEAD_LETTERS.name() + " took over 2 minutes");
-                }
-                consumer.poll(Duration.ofMillis(200)).forEach(each);
-            }
-        }
+        TopicScan.readFrom(kafka, Topics.DEAD_LETTERS.name(), new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+                from, Duration.ofMinutes(2), each);
     }
 }

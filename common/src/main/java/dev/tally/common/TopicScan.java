@@ -28,6 +28,15 @@ public final class TopicScan {
     /** The same for any topic, e.g. a Streams changelog. */
     public static <K, V> void readAll(KafkaSettings kafka, String topic, Deserializer<K> keys, Deserializer<V> values,
                                       Consumer<ConsumerRecord<K, V>> each) {
+        readFrom(kafka, topic, keys, values, Map.of(), null, each);
+    }
+
+    /**
+     * The same from the given positions (partitions not named start at the beginning); with a
+     * {@code limit}, failing if the end is not reached within it.
+     */
+    public static <K, V> void readFrom(KafkaSettings kafka, String topic, Deserializer<K> keys, Deserializer<V> values,
+                                       Map<TopicPartition, Long> from, Duration limit, Consumer<ConsumerRecord<K, V>> each) {
         var props = kafka.clientProps("tally-scan-" + UUID.randomUUID());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -36,8 +45,17 @@ public final class TopicScan {
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
+            from.forEach((tp, offset) -> {
+                if (parts.contains(tp)) {
+                    consumer.seek(tp, offset);
+                }
+            });
             Map<TopicPartition, Long> end = consumer.endOffsets(parts, Duration.ofSeconds(30));
+            long deadline = limit == null ? Long.MAX_VALUE : System.nanoTime() + limit.toNanos();
             while (parts.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("reading " + topic + " took over " + limit);
+                }
                 consumer.poll(Duration.ofMillis(200)).forEach(each);
             }
         }
