@@ -2,6 +2,7 @@ package dev.tally.common;
 
 import dev.tally.schemas.Topic;
 import dev.tally.schemas.Topics;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -74,9 +75,18 @@ public final class TopicAdmin {
         }
     }
 
+    /**
+     * A compacted topic keeps every record for an hour before the cleaner may drop it for a newer one. A
+     * reconcile reads {@code tally.item-counts} up to a snapshot taken at its start, one partition after
+     * another: a view below the snapshot must still be there when its partition is read, even if the item
+     * was voted on again since.
+     */
+    static final Duration MIN_COMPACTION_LAG = Duration.ofHours(1);
+
     private static NewTopic newTopic(Topic<?, ?> topic, KafkaSettings kafka) {
         Map<String, String> configs = topic.compacted()
-                ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT)
+                ? Map.of(TopicConfig.CLEANUP_POLICY_CONFIG, TopicConfig.CLEANUP_POLICY_COMPACT,
+                        TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG, Long.toString(MIN_COMPACTION_LAG.toMillis()))
                 : Map.of(TopicConfig.RETENTION_MS_CONFIG, Long.toString(topic.retentionMs()));
         return new NewTopic(topic.name(), kafka.partitions(), kafka.replicationFactor()).configs(configs);
     }

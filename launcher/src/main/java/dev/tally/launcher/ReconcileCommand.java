@@ -10,6 +10,7 @@ import dev.tally.projector.reconcile.Repair;
 import dev.tally.projector.reconcile.Report;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -65,6 +66,7 @@ final class ReconcileCommand implements Callable<Integer> {
         private static final int WIDTH = 20;
         private final PrintStream err;
         private long lastDraw;
+        private long events;
         private long read;
         private long total;
         private boolean drawn;
@@ -74,7 +76,8 @@ final class ReconcileCommand implements Callable<Integer> {
         }
 
         @Override
-        public void update(long read, long total) {
+        public void update(long events, long read, long total) {
+            this.events = events;
             this.read = read;
             this.total = total;
             long now = System.nanoTime();
@@ -93,8 +96,8 @@ final class ReconcileCommand implements Callable<Integer> {
         private void draw() {
             int percent = total == 0 ? 100 : (int) (read * 100 / total);
             int filled = percent * WIDTH / 100;
-            err.print("\rreconcile [" + "#".repeat(filled) + ".".repeat(WIDTH - filled) + "] " + percent + "% "
-                    + read + "/" + total + " events");
+            err.print(String.format(Locale.ROOT, "\rreconcile [%s%s] %d%% %,d events", "#".repeat(filled),
+                    ".".repeat(WIDTH - filled), percent, events));
             err.flush();
             drawn = true;
         }

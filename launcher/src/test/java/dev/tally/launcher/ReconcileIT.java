@@ -112,13 +112,13 @@ class ReconcileIT {
         // reconcile back to back while the load runs: views lag the log, yet nothing may count as drift
         List<Report> inFlight = new ArrayList<>();
         while (load.stream().anyMatch(f -> !f.isDone())) {
-            inFlight.add(reconciler.reconcile(Progress.NONE));
+            inFlight.add(reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM));
         }
         for (Future<?> f : load) {
             f.get();
         }
         pool.shutdown();
-        inFlight.add(reconciler.reconcile(Progress.NONE));
+        inFlight.add(reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM));
         System.out.printf("ReconcileIT: %d reconciles during the load, events not yet projected: %s%n", inFlight.size(),
                 inFlight.stream().map(Report::unprojected).toList());
         for (Report r : inFlight) {
@@ -192,7 +192,7 @@ class ReconcileIT {
         assertThat(reconciler.awaitProjected(repair, Duration.ofSeconds(30))).as("the projector folds the correction").isTrue();
         assertThat(awaitItem(it, b -> b.get("upvotes").asLong() == 3).get("upvotes").asLong()).isEqualTo(3);
 
-        Report after = reconciler.reconcile(Progress.NONE);
+        Report after = reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM);
         assertThat(after.item(key(it)).orElseThrow().drift()).isZero();
         assertThat(after.drift()).as(after.drifting().toString()).isZero();
     }
@@ -239,7 +239,7 @@ class ReconcileIT {
             assertThat(after.get("upvotes").asLong()).isZero();
             assertThat(after.get("downvotes").asLong()).isEqualTo(1);
         }
-        assertThat(reconciler.reconcile(Progress.NONE).drift()).isZero();
+        assertThat(reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM).drift()).isZero();
     }
 
     /**
@@ -275,7 +275,7 @@ class ReconcileIT {
         long start = System.nanoTime();
         List<Report> during = new ArrayList<>();
         do {
-            during.add(reconciler.reconcile(Progress.NONE));
+            during.add(reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM));
             assertThat(during.get(during.size() - 1).drifting()).as("drift while the log is projected").isEmpty();
         } while (processorLag() > 0 && System.nanoTime() - start < Duration.ofMinutes(3).toNanos());
         Report settled = awaitReport(r -> items.stream().allMatch(it -> r.item(key(it)).map(d -> d.unprojected() == 0).orElse(true)));
@@ -285,7 +285,7 @@ class ReconcileIT {
         System.out.printf("ReconcileIT: %d reconciles while %d commands were processed; not yet projected: %s%n",
                 during.size(), commands, during.stream().map(Report::unprojected).toList());
         for (int i = 0; i < 3; i++) { // the settled log again, the JIT warm: whole runs, both topics, all fixed costs
-            Report r = i == 0 ? settled : reconciler.reconcile(Progress.NONE);
+            Report r = i == 0 ? settled : reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM);
             System.out.printf("ReconcileIT speed: %s, %d events in %d ms = %.0f events/s%n", r.summary(),
                     r.eventsRead(), r.elapsed().toMillis(), r.eventsPerSecond());
         }
@@ -349,7 +349,7 @@ class ReconcileIT {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Report last;
         do {
-            last = reconciler.reconcile(Progress.NONE);
+            last = reconciler.reconcile(Progress.NONE, Report.EVERY_ITEM);
             if (until.test(last)) {
                 return last;
             }

@@ -9,7 +9,6 @@ import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -28,18 +27,17 @@ import java.util.TreeMap;
  * <p><b>Weights.</b> Each event's before and after states carry what their vote weighs (1.0 in events
  * written before weights were recorded), and the weighted counts are folded with them.
  *
- * <p><b>Memory.</b> One entry per item in the view or the log, held until the report is made: fine for
- * this scale (millions of items take a few hundred MB); a larger deployment would reconcile one
- * partition of {@code tally.item-counts} at a time (both topics are keyed by item).
+ * <p><b>Memory.</b> One entry per item in the view or the log, held until the comparison is made: the
+ * {@link Reconciler} gives a ledger one partition at a time (both topics are keyed by item).
  */
 public final class Ledger {
     private final Map<String, ItemCounts> views;
     private final Map<String, Sum> sums = new HashMap<>();
     private long events;
 
-    /** @param views the latest {@code ItemCounts} per item key ({@code type:id}) */
+    /** @param views the latest {@code ItemCounts} per item key ({@code type:id}); the ledger keeps this map */
     public Ledger(Map<String, ItemCounts> views) {
-        this.views = Map.copyOf(views);
+        this.views = views;
     }
 
     /** Adds one event of the log, if the item's view already reflects it. */
@@ -70,16 +68,26 @@ public final class Ledger {
         return events;
     }
 
-    /** Compares every item in the views or the log. */
+    /** Compares every item in the views or the log and keeps every comparison (for tests of a few items). */
     public Report report(Duration elapsed) {
-        SortedMap<String, ItemDrift> items = new TreeMap<>();
+        Report.Builder report = new Report.Builder(Report.EVERY_ITEM);
+        compareInto(report);
+        return report.build(elapsed);
+    }
+
+    /** Compares every item in the views or the log into {@code report}. */
+    void compareInto(Report.Builder report) {
+        report.addEvents(events);
         views.forEach((key, view) -> {
-            Sum sum = sums.getOrDefault(key, new Sum(view.getItemType(), view.getItemId()));
-            items.put(key, new ItemDrift(sum.itemType, sum.itemId, Counts.of(view), sum.counts(), sum.unprojected));
+            Sum sum = sums.get(key);
+            report.add(sum == null ? new ItemDrift(view.getItemType(), view.getItemId(), Counts.of(view), Counts.ZERO, 0)
+                    : new ItemDrift(sum.itemType, sum.itemId, Counts.of(view), sum.counts(), sum.unprojected));
         });
-        sums.forEach((key, sum) -> items.computeIfAbsent(key, k ->
-                new ItemDrift(sum.itemType, sum.itemId, Counts.ZERO, sum.counts(), sum.unprojected)));
-        return new Report(items, events, elapsed);
+        sums.forEach((key, sum) -> {
+            if (!views.containsKey(key)) {
+                report.add(new ItemDrift(sum.itemType, sum.itemId, Counts.ZERO, sum.counts(), sum.unprojected));
+            }
+        });
     }
 
     /** The running fold (after − before) of one item's projected events. */
@@ -90,7 +98,7 @@ public final class Ledger {
         long down;
         double weightedUp;
         double weightedDown;
-        final Map<String, Long> reactions = new HashMap<>();
+        Map<String, Long> reactions; // made at the first reaction: most items have none
         long unprojected;
 
         Sum(String itemType, String itemId) {
@@ -109,11 +117,16 @@ public final class Ledger {
             down += change.down();
             weightedUp += change.weightedUp();
             weightedDown += change.weightedDown();
-            change.applyTo(reactions);
+            if (change.changesReactions()) {
+                if (reactions == null) {
+                    reactions = new HashMap<>();
+                }
+                change.applyTo(reactions);
+            }
         }
 
         Counts counts() {
-            return new Counts(up, down, weightedUp, weightedDown, new TreeMap<>(reactions));
+            return new Counts(up, down, weightedUp, weightedDown, reactions == null ? new TreeMap<>() : new TreeMap<>(reactions));
         }
     }
 }

@@ -73,7 +73,7 @@ public final class ReconcileJob implements AutoCloseable {
     }
 
     /** Stops a run between two polls when the job closes: the consumer then closes normally, not interrupted. */
-    private void stopIfClosing(long read, long total) {
+    private void stopIfClosing(long events, long read, long total) {
         if (closing) {
             throw new CancellationException("reconcile job closing");
         }

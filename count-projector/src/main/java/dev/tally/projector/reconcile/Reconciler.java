@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -37,8 +38,13 @@ import org.slf4j.LoggerFactory;
  * are then read read_committed up to their snapshot ({@link TopicSnapshot}): the latest view per item,
  * then the whole log.
  *
- * <p>Memory: the latest view and a running sum per item in the view or the log, for the length of a
- * run. Fine for this scale; see {@link Ledger}.
+ * <p><b>Memory: one partition at a time.</b> Both topics are keyed by item and made with the same number
+ * of partitions, so partition p of {@code tally.item-counts} holds the views of exactly the items whose
+ * events are in partition p of {@code tally.vote-events} (the same key, the same default partitioner).
+ * A run folds one such pair at a time, with the same snapshots: it holds the latest view and a running
+ * sum per item of one partition, and keeps from each only the comparisons the report keeps (see
+ * {@link Report}). If the partition counts differ (one topic grown by hand) it falls back to one pass
+ * over both whole topics, and says so.
  */
 public final class Reconciler implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Reconciler.class);
@@ -60,37 +66,61 @@ public final class Reconciler implements AutoCloseable {
         this.admin = Admin.create(kafka.clientProps("tally-reconcile-admin"));
     }
 
-    /** One full comparison of every item; {@code progress} follows the read of the event log. */
+    /** One full comparison of every item, keeping only the drifting ones; {@code progress} follows the event log. */
     public Report reconcile(Progress progress) {
+        return reconcile(progress, key -> false);
+    }
+
+    /**
+     * One full comparison of every item; the report keeps the drifting ones and those {@code kept} accepts.
+     * {@code progress} follows the read of the event log.
+     */
+    public Report reconcile(Progress progress, Predicate<String> kept) {
         long start = System.nanoTime();
         TopicSnapshot viewEnd = TopicSnapshot.take(admin, Topics.ITEM_COUNTS.name());
         TopicSnapshot logEnd = TopicSnapshot.take(admin, Topics.VOTE_EVENTS.name());
+        Report.Builder report = new Report.Builder(kept);
+        if (viewEnd.partitionCount() == logEnd.partitionCount()) {
+            long total = logEnd.offsets();
+            long[] before = new long[2]; // events and offsets of the partitions done
+            for (int p = 0; p < viewEnd.partitionCount(); p++) {
+                TopicSnapshot log = logEnd.partition(p);
+                compare(viewEnd.partition(p), log, report, (events, read, partTotal) ->
+                        progress.update(before[0] + events, before[1] + read, total));
+                before[0] = report.events();
+                before[1] += log.offsets();
+            }
+        } else {
+            LOG.warn("reconcile: {} has {} partitions and {} has {}: not co-partitioned, so every item is held at once",
+                    Topics.ITEM_COUNTS.name(), viewEnd.partitionCount(), Topics.VOTE_EVENTS.name(), logEnd.partitionCount());
+            compare(viewEnd, logEnd, report, progress);
+        }
+        Report done = report.build(Duration.ofNanos(System.nanoTime() - start));
+        LOG.info("reconcile: {} ({} events in {} ms, {} events/s; {} not yet projected)", done.summary(),
+                done.eventsRead(), done.elapsed().toMillis(), Math.round(done.eventsPerSecond()), done.unprojected());
+        return done;
+    }
 
-        Map<String, ItemCounts> views = new HashMap<>();
-        viewEnd.read(kafka, "tally-reconcile-views", r -> {
+    /** Reads the latest views of {@code views}, folds the events of {@code log} against them, compares into the report. */
+    private void compare(TopicSnapshot views, TopicSnapshot log, Report.Builder report, Progress progress) {
+        Map<String, ItemCounts> latest = new HashMap<>();
+        views.read(kafka, "tally-reconcile-views", r -> {
             String key = new String(r.key(), StandardCharsets.UTF_8);
             ItemCounts view = decode(Topics.ITEM_COUNTS, r);
             if (view == null) {
-                views.remove(key);
+                latest.remove(key);
             } else {
-                views.put(key, view);
+                latest.put(key, view);
             }
         }, Progress.NONE, STALL);
-
-        Ledger ledger = new Ledger(views);
-        views.clear();
-        logEnd.read(kafka, "tally-reconcile-events", r -> {
+        Ledger ledger = new Ledger(latest);
+        log.read(kafka, "tally-reconcile-events", r -> {
             VoteEvent event = decode(Topics.VOTE_EVENTS, r);
             if (event != null) {
                 ledger.accept(event);
             }
         }, progress, STALL);
-
-        Report report = ledger.report(Duration.ofNanos(System.nanoTime() - start));
-        LOG.info("reconcile: {} ({} events in {} ms, {} events/s; {} not yet projected)", report.summary(),
-                report.eventsRead(), report.elapsed().toMillis(), Math.round(report.eventsPerSecond()),
-                report.unprojected());
-        return report;
+        ledger.compareInto(report);
     }
 
     /**

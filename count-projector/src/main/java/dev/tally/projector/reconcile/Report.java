@@ -6,28 +6,30 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
- * The outcome of one reconcile run: every item compared (in the view, in the log, or both), by item key.
- * Kept whole, not only the drifting items, so a caller can check an item it knows was compared (one
- * entry per item, the same order of memory as the run itself; see {@link Ledger}).
+ * The outcome of one reconcile run: how many items were compared (in the view, in the log, or both), the
+ * total drift, and the comparisons kept — every drifting item, plus those the caller asked to keep.
  *
- * @param items      item key ({@code type:id}) to its comparison, sorted
- * @param eventsRead records of {@code tally.vote-events} read (the measure of reconcile speed)
- * @param elapsed    wall time of the whole run, both topics
+ * <p>Only those are kept so a run's memory is bounded by one partition's items, not the catalogue's (see
+ * {@link Reconciler}); a caller that checks items it knows were compared names them with the predicate
+ * given to {@link Reconciler#reconcile(Progress, Predicate)} ({@link #EVERY_ITEM} in tests).
+ *
+ * @param items         item key ({@code type:id}) to its comparison, sorted: the drifting and the asked-for
+ * @param itemsCompared every item compared
+ * @param drift         total drift, the sum over every item
+ * @param unprojected   events written to the log but not yet in any view: in flight, not drift
+ * @param eventsRead    records of {@code tally.vote-events} read (the measure of reconcile speed)
+ * @param elapsed       wall time of the whole run, both topics
  */
-public record Report(SortedMap<String, ItemDrift> items, long eventsRead, Duration elapsed) {
+public record Report(SortedMap<String, ItemDrift> items, long itemsCompared, long drift, long unprojected,
+                     long eventsRead, Duration elapsed) {
+    /** Keeps every item's comparison: for tests over a few items, not for a catalogue. */
+    public static final Predicate<String> EVERY_ITEM = key -> true;
+
     public Report {
         items = Collections.unmodifiableSortedMap(new TreeMap<>(items));
-    }
-
-    public long itemsCompared() {
-        return items.size();
-    }
-
-    /** Total drift, the sum over every item. */
-    public long drift() {
-        return items.values().stream().mapToLong(ItemDrift::drift).sum();
     }
 
     /** The items whose view disagrees with the log, sorted by item key. */
@@ -35,11 +37,7 @@ public record Report(SortedMap<String, ItemDrift> items, long eventsRead, Durati
         return items.values().stream().filter(d -> d.drift() > 0).toList();
     }
 
-    /** Events written to the log but not yet in any view: in flight, not drift. */
-    public long unprojected() {
-        return items.values().stream().mapToLong(ItemDrift::unprojected).sum();
-    }
-
+    /** The comparison of one item, if it drifts or was asked for. */
     public Optional<ItemDrift> item(String itemKey) {
         return Optional.ofNullable(items.get(itemKey));
     }
@@ -50,6 +48,42 @@ public record Report(SortedMap<String, ItemDrift> items, long eventsRead, Durati
 
     /** The contract's closing line: {@code items=N drift=D}. */
     public String summary() {
-        return "items=" + itemsCompared() + " drift=" + drift();
+        return "items=" + itemsCompared + " drift=" + drift;
+    }
+
+    /** Adds up the comparisons of a run, part by part, keeping the drifting and the asked-for ones. */
+    static final class Builder {
+        private final Predicate<String> kept;
+        private final SortedMap<String, ItemDrift> items = new TreeMap<>();
+        private long compared;
+        private long drift;
+        private long unprojected;
+        private long events;
+
+        Builder(Predicate<String> kept) {
+            this.kept = kept;
+        }
+
+        void add(ItemDrift item) {
+            compared++;
+            long d = item.drift();
+            drift += d;
+            unprojected += item.unprojected();
+            if (d > 0 || kept.test(item.item())) {
+                items.put(item.item(), item);
+            }
+        }
+
+        void addEvents(long read) {
+            events += read;
+        }
+
+        long events() {
+            return events;
+        }
+
+        Report build(Duration elapsed) {
+            return new Report(items, compared, drift, unprojected, events, elapsed);
+        }
     }
 }

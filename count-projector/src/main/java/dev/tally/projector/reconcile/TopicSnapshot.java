@@ -16,6 +16,7 @@ import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListOffsetsOptions;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -38,10 +39,12 @@ final class TopicSnapshot {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
     private final String topic;
+    private final Map<TopicPartition, Long> begins;
     private final Map<TopicPartition, Long> ends;
 
-    private TopicSnapshot(String topic, Map<TopicPartition, Long> ends) {
+    private TopicSnapshot(String topic, Map<TopicPartition, Long> begins, Map<TopicPartition, Long> ends) {
         this.topic = topic;
+        this.begins = Map.copyOf(begins);
         this.ends = Map.copyOf(ends);
     }
 
@@ -50,13 +53,10 @@ final class TopicSnapshot {
         try {
             var description = admin.describeTopics(List.of(topic)).allTopicNames()
                     .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS).get(topic);
-            Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
-                    .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
-            var offsets = admin.listOffsets(latest, new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED)).all()
-                    .get(TIMEOUT.toSeconds(), TimeUnit.SECONDS);
-            Map<TopicPartition, Long> ends = new HashMap<>();
-            offsets.forEach((tp, info) -> ends.put(tp, info.offset()));
-            return new TopicSnapshot(topic, ends);
+            var options = new ListOffsetsOptions(IsolationLevel.READ_UNCOMMITTED);
+            Map<TopicPartition, Long> begins = offsets(admin, description, OffsetSpec.earliest(), options);
+            Map<TopicPartition, Long> ends = offsets(admin, description, OffsetSpec.latest(), options);
+            return new TopicSnapshot(topic, begins, ends);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new IllegalStateException("cannot read the end offsets of " + topic + ": " + cause, cause);
@@ -64,6 +64,35 @@ final class TopicSnapshot {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the end offsets of " + topic, e);
         }
+    }
+
+    private static Map<TopicPartition, Long> offsets(Admin admin, TopicDescription description, OffsetSpec spec,
+                                                     ListOffsetsOptions options)
+            throws ExecutionException, InterruptedException, TimeoutException {
+        Map<TopicPartition, OffsetSpec> request = description.partitions().stream()
+                .collect(Collectors.toMap(p -> new TopicPartition(description.name(), p.partition()), p -> spec));
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        admin.listOffsets(request, options).all().get(TIMEOUT.toSeconds(), TimeUnit.SECONDS)
+                .forEach((tp, info) -> offsets.put(tp, info.offset()));
+        return offsets;
+    }
+
+    int partitionCount() {
+        return ends.size();
+    }
+
+    /** The same snapshot, of one partition only. */
+    TopicSnapshot partition(int partition) {
+        TopicPartition tp = new TopicPartition(topic, partition);
+        if (!ends.containsKey(tp)) {
+            throw new IllegalArgumentException(topic + " has no partition " + partition);
+        }
+        return new TopicSnapshot(topic, Map.of(tp, begins.get(tp)), Map.of(tp, ends.get(tp)));
+    }
+
+    /** Offsets between the beginning and the snapshot's end when it was taken (transaction markers included). */
+    long offsets() {
+        return ends.entrySet().stream().mapToLong(e -> Math.max(0, e.getValue() - begins.get(e.getKey()))).sum();
     }
 
     /**
@@ -84,11 +113,11 @@ final class TopicSnapshot {
             List<TopicPartition> partitions = new ArrayList<>(ends.keySet());
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
-            Map<TopicPartition, Long> begins = consumer.beginningOffsets(partitions, TIMEOUT);
-            long total = partitions.stream().mapToLong(tp -> Math.max(0, ends.get(tp) - begins.get(tp))).sum();
+            Map<TopicPartition, Long> from = consumer.beginningOffsets(partitions, TIMEOUT); // retention may have moved it
+            long total = partitions.stream().mapToLong(tp -> Math.max(0, ends.get(tp) - from.get(tp))).sum();
             Set<TopicPartition> open = new HashSet<>(partitions);
-            long done = closeFinished(consumer, open, begins);
-            progress.update(done, total);
+            long done = closeFinished(consumer, open, from);
+            progress.update(records, done, total);
             long lastDone = done;
             long lastChange = System.nanoTime();
             while (!open.isEmpty()) {
@@ -98,8 +127,8 @@ final class TopicSnapshot {
                         records++;
                     }
                 }
-                done = closeFinished(consumer, open, begins);
-                progress.update(done, total);
+                done = closeFinished(consumer, open, from);
+                progress.update(records, done, total);
                 if (done != lastDone) {
                     lastDone = done;
                     lastChange = System.nanoTime();
@@ -114,13 +143,13 @@ final class TopicSnapshot {
     }
 
     /** Pauses the partitions that reached their end, and returns how many offsets are consumed in all. */
-    private long closeFinished(KafkaConsumer<?, ?> consumer, Set<TopicPartition> open, Map<TopicPartition, Long> begins) {
+    private long closeFinished(KafkaConsumer<?, ?> consumer, Set<TopicPartition> open, Map<TopicPartition, Long> from) {
         long done = 0;
         List<TopicPartition> finished = new ArrayList<>();
         for (TopicPartition tp : ends.keySet()) {
             long end = ends.get(tp);
             long position = open.contains(tp) ? consumer.position(tp, TIMEOUT) : end;
-            done += Math.max(0, Math.min(position, end) - begins.get(tp));
+            done += Math.max(0, Math.min(position, end) - from.get(tp));
             if (open.contains(tp) && position >= end) {
                 finished.add(tp);
             }

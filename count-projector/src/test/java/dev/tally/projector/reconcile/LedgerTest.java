@@ -202,6 +202,28 @@ class LedgerTest {
     }
 
     @Test
+    void aRunOfSeveralPartitionsCountsEveryItemButKeepsOnlyTheDriftingAndTheAskedFor() {
+        Ledger first = new Ledger(Map.of("post:a", view("a", 1, 0, Map.of(), Map.of("0", 1L)),
+                "post:b", view("b", 5, 0, Map.of(), Map.of("0", 2L)))); // b: 5 up in the view, 1 in the log
+        first.accept(event("a", NONE, state(1, null), 0, 1));
+        first.accept(event("b", NONE, state(1, null), 0, 2));
+        Ledger second = new Ledger(Map.of("post:c", view("c", 1, 0, Map.of(), Map.of("1", 7L))));
+        second.accept(event("c", NONE, state(1, null), 1, 7));
+        second.accept(event("d", NONE, state(1, null), 1, 8)); // no view yet: unprojected
+
+        Report.Builder builder = new Report.Builder(key -> key.equals("post:c"));
+        first.compareInto(builder);
+        second.compareInto(builder);
+        Report report = builder.build(Duration.ofMillis(1));
+
+        assertThat(report.summary()).as("b: 4 up, and its weighted up").isEqualTo("items=4 drift=5");
+        assertThat(report.eventsRead()).isEqualTo(4);
+        assertThat(report.unprojected()).isEqualTo(1);
+        assertThat(report.items().keySet()).as("the drifting b and the asked-for c").containsExactly("post:b", "post:c");
+        assertThat(report.drifting()).extracting(ItemDrift::item).containsExactly("post:b");
+    }
+
+    @Test
     void weightedVotesAreFoldedAtTheWeightTheirEventsCarry() {
         VoterItemState anonymousUp = new VoterItemState(1, null, 0.1);
         List<VoteEvent> events = List.of(

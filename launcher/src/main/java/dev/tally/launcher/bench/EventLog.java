@@ -20,6 +20,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /** The end of a run on the Kafka side: wait until every command is processed, then read the event log. */
 public final class EventLog {
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration STALL = Duration.ofMinutes(2);
 
     private EventLog() {}
 
@@ -73,13 +74,17 @@ public final class EventLog {
         return committed;
     }
 
-    /** Reads {@code tally.vote-events} read_committed from the beginning to its end into an audit. */
+    /** Reads {@code tally.vote-events} read_committed from the beginning to its end into a per-item audit. */
     public static LogAudit read(KafkaSettings kafka, int commandPartitions) {
+        return read(kafka, new LogAudit(commandPartitions));
+    }
+
+    /** Reads {@code tally.vote-events} read_committed from the beginning to its end into {@code audit}. */
+    public static LogAudit read(KafkaSettings kafka, LogAudit audit) {
         var props = kafka.clientProps("tally-bench-log");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
-        LogAudit audit = new LogAudit(commandPartitions);
         var decoder = Topics.VOTE_EVENTS.valueSerde().deserializer();
         try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
             List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
@@ -87,12 +92,17 @@ public final class EventLog {
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
             Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT); // read_committed: the last stable offset
-            long deadline = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+            long lastRecordAt = System.nanoTime();
             while (parts.stream().anyMatch(tp -> consumer.position(tp, TIMEOUT) < ends.get(tp))) {
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading " + Topics.VOTE_EVENTS.name() + " took over 5 minutes");
+                if (System.nanoTime() - lastRecordAt > STALL.toNanos()) {
+                    throw new IllegalStateException("reading " + Topics.VOTE_EVENTS.name() + " made no progress for "
+                            + STALL.toSeconds() + " s at " + audit.events() + " events");
                 }
-                for (var r : consumer.poll(Duration.ofMillis(200))) {
+                var records = consumer.poll(Duration.ofMillis(200));
+                if (!records.isEmpty()) {
+                    lastRecordAt = System.nanoTime();
+                }
+                for (var r : records) {
                     if (r.value() == null) {
                         continue;
                     }

@@ -19,10 +19,21 @@ public final class LogAudit {
     private final Map<String, long[]> totals = new HashMap<>();        // item -> {up, down}
     private final Map<String, long[]> required = new HashMap<>();      // item -> max command offset per partition
     private final int partitions;
+    private final boolean perItem;
 
     /** @param partitions partitions of {@code tally.vote-commands} */
     public LogAudit(int partitions) {
+        this(partitions, true);
+    }
+
+    private LogAudit(int partitions, boolean perItem) {
         this.partitions = partitions;
+        this.perItem = perItem;
+    }
+
+    /** An audit of lost and double-counted votes only, with no per-item totals: for logs over a large catalogue. */
+    public static LogAudit votesOnly() {
+        return new LogAudit(0, false);
     }
 
     /** One event of the log: who, on what, the vote before and after, and the command it came from. */
@@ -31,6 +42,9 @@ public final class LogAudit {
             pairs = Arrays.copyOf(pairs, pairs.length * 2);
         }
         pairs[events++] = hash(voter + "|" + itemKey);
+        if (!perItem) {
+            return;
+        }
         long[] t = totals.computeIfAbsent(itemKey, k -> new long[2]);
         t[0] += (voteAfter == 1 ? 1 : 0) - (voteBefore == 1 ? 1 : 0);
         t[1] += (voteAfter == -1 ? 1 : 0) - (voteBefore == -1 ? 1 : 0);
@@ -50,11 +64,10 @@ public final class LogAudit {
 
     /** Distinct (voter, item) pairs with at least one event. */
     public long distinctPairs() {
-        long[] sorted = Arrays.copyOf(pairs, events);
-        Arrays.sort(sorted);
+        Arrays.sort(pairs, 0, events); // in place: the order of the pairs means nothing
         long distinct = 0;
-        for (int i = 0; i < sorted.length; i++) {
-            if (i == 0 || sorted[i] != sorted[i - 1]) {
+        for (int i = 0; i < events; i++) {
+            if (i == 0 || pairs[i] != pairs[i - 1]) {
                 distinct++;
             }
         }
@@ -63,12 +76,20 @@ public final class LogAudit {
 
     /** Per item key, {up, down} as the log adds them up. */
     public Map<String, long[]> totals() {
+        requirePerItem();
         return totals;
     }
 
     /** Per item key, the highest command offset per {@code tally.vote-commands} partition its view must reflect. */
     public Map<String, long[]> required() {
+        requirePerItem();
         return required;
+    }
+
+    private void requirePerItem() {
+        if (!perItem) {
+            throw new IllegalStateException("a votes-only audit keeps no per-item figures");
+        }
     }
 
     /** Counted, lost and double-counted votes, given how many the load saw acknowledged. */

@@ -4,6 +4,7 @@ import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjectorConfig;
+import dev.tally.projector.reconcile.Progress;
 import dev.tally.projector.reconcile.Reconciler;
 import dev.tally.projector.reconcile.Report;
 import java.io.IOException;
@@ -197,8 +198,8 @@ public final class NodeDrill implements AutoCloseable {
         double seconds = (System.nanoTime() - t0) / 1e9;
         long events;
         LogAudit.Tallies tallies;
-        { // the audit of a million items holds them all: let it go before the reconcile holds them again
-            LogAudit log = EventLog.read(kafka, KafkaSettings.from(nodeEnv).partitions());
+        { // let the audit's pairs go before the reconcile runs
+            LogAudit log = EventLog.read(kafka, LogAudit.votesOnly());
             events = log.events();
             tallies = log.tallies(stats.acknowledged());
         }
@@ -223,7 +224,7 @@ public final class NodeDrill implements AutoCloseable {
         if (!EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(nodeEnv).applicationId(), Duration.ofMinutes(3))) {
             err.println("drill: the vote-processor did not process every command within 3 minutes");
         }
-        LogAudit log = EventLog.read(kafka, KafkaSettings.from(nodeEnv).partitions());
+        LogAudit log = EventLog.read(kafka, LogAudit.votesOnly());
         LogAudit.Tallies tallies = log.tallies(votes);
         long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
         return new Result(restarts.size(), fresh, restarts, true, votes, underLoad, sentAgain, log.events(),
@@ -238,7 +239,7 @@ public final class NodeDrill implements AutoCloseable {
         try (Reconciler reconciler = new Reconciler(kafka, projectorApplicationId)) {
             long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
             while (true) {
-                Report report = reconciler.reconcile((read, total) -> {});
+                Report report = reconciler.reconcile(Progress.NONE);
                 if (report.drift() == 0 || System.nanoTime() > deadline) {
                     return report.drift();
                 }
