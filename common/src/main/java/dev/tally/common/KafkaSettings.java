@@ -82,7 +82,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
      * different for every other. Two processes cannot share a state directory (Streams locks it); a copied
      * state directory must have its {@code instance.id} file removed, or the two copies fence each other.
      */
-    static String instanceId(Path stateDir) {
+    public static String instanceId(Path stateDir) {
         Path file = stateDir.resolve("instance.id");
         try {
             if (Files.exists(file)) {

@@ -1,11 +1,20 @@
 package dev.tally.common;
 
+import dev.tally.schemas.Topic;
+import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.streams.CloseOptions;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyDescription;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,7 +28,10 @@ public final class StreamsService implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StreamsService.class);
 
     private final String name;
+    private final Topology topology;
+    private final Properties props;
     private final KafkaStreams streams;
+    private AutoCloseable advertisement;
     private volatile KafkaStreams.State state = KafkaStreams.State.CREATED;
     private volatile Instant since = Instant.now();
     private final long createdNanos = System.nanoTime();
@@ -28,6 +40,8 @@ public final class StreamsService implements AutoCloseable {
 
     public StreamsService(String name, Topology topology, Properties props) {
         this.name = name;
+        this.topology = topology;
+        this.props = props;
         this.streams = new KafkaStreams(topology, props);
         streams.setUncaughtExceptionHandler(e -> {
             LOG.error("{}: stream thread failed; replacing it", name, e);
@@ -47,9 +61,30 @@ public final class StreamsService implements AutoCloseable {
         });
     }
 
-    public StreamsService start() {
+    /**
+     * Advertises the schemas it reads on each Tally topic its topology reads (see {@link SchemaReaders}:
+     * writers then append only what it can decode), then starts.
+     */
+    public StreamsService start(KafkaSettings kafka) {
+        advertisement = SchemaReaders.advertise(kafka, props.getProperty(StreamsConfig.APPLICATION_ID_CONFIG),
+                props.getProperty(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG)), reads(topology));
         streams.start();
         return this;
+    }
+
+    /** Per Tally topic the topology reads (its sources and global stores), the fingerprints it decodes. */
+    public static Map<String, Set<Long>> reads(Topology topology) {
+        TopologyDescription description = topology.describe();
+        Stream<TopologyDescription.Source> sources = Stream.concat(
+                description.subtopologies().stream().flatMap(s -> s.nodes().stream())
+                        .filter(TopologyDescription.Source.class::isInstance).map(TopologyDescription.Source.class::cast),
+                description.globalStores().stream().map(TopologyDescription.GlobalStore::source));
+        Map<String, Set<Long>> reads = new TreeMap<>();
+        sources.flatMap(source -> source.topicSet() == null ? Stream.empty() : source.topicSet().stream())
+                .forEach(name -> Topics.ALL.stream().filter(t -> t.name().equals(name)).findFirst()
+                        .flatMap(Topic::fingerprints)
+                        .ifPresent(f -> reads.put(name, f.readableFingerprints())));
+        return reads;
     }
 
     public String name() {
@@ -82,6 +117,13 @@ public final class StreamsService implements AutoCloseable {
                 .withTimeout(Duration.ofSeconds(20));
         if (!streams.close(options)) {
             LOG.warn("{}: did not close within 20 s", name);
+        }
+        if (advertisement != null) {
+            try {
+                advertisement.close();
+            } catch (Exception e) {
+                LOG.warn("{}: closing its schema advertisement: {}", name, e.toString());
+            }
         }
     }
 }

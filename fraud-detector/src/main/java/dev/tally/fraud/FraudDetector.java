@@ -10,6 +10,6 @@ public final class FraudDetector {
     public static StreamsService start(Runtime runtime, FraudDetectorConfig config) {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), null);
-        return new StreamsService("fraud-detector", FraudTopology.build(config), props).start();
+        return new StreamsService("fraud-detector", FraudTopology.build(config), props).start(runtime.kafka());
     }
 }

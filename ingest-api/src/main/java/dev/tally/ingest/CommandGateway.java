@@ -2,6 +2,7 @@ package dev.tally.ingest;
 
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
+import dev.tally.common.SchemaReaders;
 import dev.tally.common.TopicFollower;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
@@ -38,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * voter would be (acks=all, idempotent); and completes each waiter when the vote-processor's answers to
  * the batch appear on this instance's own partition of {@code tally.vote-outcomes}, read committed: an
  * answer is only seen once the transaction that produced it has committed.
+ *
+ * <p>Before it appends a batch it asks {@link SchemaReaders} whether every running reader of
+ * {@code tally.vote-commands} decodes the schema it writes; if one does not (an older processor behind a
+ * newer API), the batch is not appended and each waiter fails with {@link UnreadableCommandException}.
  */
 public final class CommandGateway implements CommandSink, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(CommandGateway.class);
@@ -56,6 +61,9 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
     private final TopicPartition replyPartition;
     private final Map<String, CompletableFuture<VoteOutcome>> waiting = new ConcurrentHashMap<>();
     private final TopicFollower<String, VoteOutcomeBatch> listener;
+    private final SchemaReaders readers;
+    private long lastUnreadableWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(2); // batcher thread only
+    private final long writtenFingerprint = Topics.VOTE_COMMANDS.fingerprints().orElseThrow().writtenFingerprint();
 
     public CommandGateway(KafkaSettings kafka, int replyPartition, Duration sendTimeout) {
         checkReplyPartition(replyPartition, kafka);
@@ -75,6 +83,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         long start = consumer.position(this.replyPartition, Duration.ofSeconds(30));
         LOG.info("reading answers from {} from offset {}", this.replyPartition, start);
         this.listener = TopicFollower.start(consumer, "tally-outcome-listener", Duration.ofMillis(500), this::answer);
+        this.readers = SchemaReaders.follow(kafka);
         this.batcher = new Thread(this::batchLoop, "tally-command-batcher");
         batcher.setDaemon(true);
         batcher.start();
@@ -151,6 +160,16 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
             taken.forEach(q -> fail(q, e));
             return;
         }
+        var unreadable = readers.cannotRead(Topics.VOTE_COMMANDS.name(), writtenFingerprint);
+        if (unreadable.isPresent()) {
+            if (System.nanoTime() - lastUnreadableWarning > TimeUnit.MINUTES.toNanos(1)) {
+                lastUnreadableWarning = System.nanoTime();
+                LOG.warn("refusing votes (503 processor-cannot-read): {}", unreadable.get());
+            }
+            UnreadableCommandException e = new UnreadableCommandException(unreadable.get());
+            taken.forEach(q -> fail(q, e));
+            return;
+        }
         for (Queued q : taken) {
             if (!q.answered().isCancelled()) {
                 byPartition.computeIfAbsent(Topics.voterPartition(q.command().getVoter(), partitions),
@@ -204,6 +223,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
             Thread.currentThread().interrupt();
         }
         listener.close();
+        readers.close();
         producer.close(Duration.ofSeconds(5));
     }
 }

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.Collections;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -126,6 +127,11 @@ final class VoteHandler {
                 .handleAsync((metadata, e) -> {
                     if (e != null) {
                         submission.answered().cancel(false);
+                        Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                        if (cause instanceof UnreadableCommandException unreadable) { // logged by the gateway
+                            throw ApiProblem.unavailable("processor-cannot-read", unreadable.getMessage()
+                                    + "; nothing was accepted");
+                        }
                         LOG.warn("command {} not appended to Kafka: {}", command.getCommandId(), e.toString());
                         throw ApiProblem.unavailable("kafka-unavailable", "the vote could not be stored durably; nothing was accepted");
                     }

@@ -3,7 +3,11 @@ package dev.tally.schemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificData;
@@ -19,7 +23,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * CRC-64-AVRO fingerprint of the writer schema, then the binary body. Records written with any version
  * recorded in {@link SchemaHistory} are read into the current class.
  */
-public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T> {
+public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T>, Fingerprinted {
     static {
         // Avro 1.12 instantiates only trusted classes; trust Tally's generated records, keep the defaults.
         ClassSecurityValidator.setGlobal(ClassSecurityValidator.composite(ClassSecurityValidator.getGlobal(),
@@ -27,19 +31,33 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
     }
 
     private final Class<T> type;
+    private final Schema schema;
     private final BinaryMessageEncoder<T> encoder;
     private final BinaryMessageDecoder<T> decoder;
 
     private AvroSerde(Class<T> type) {
         this.type = type;
         SpecificData model = SpecificData.getForClass(type);
-        Schema schema = model.getSchema(type);
+        this.schema = model.getSchema(type);
         this.encoder = new BinaryMessageEncoder<>(model, schema);
         this.decoder = new BinaryMessageDecoder<>(model, schema, SchemaHistory.store());
     }
 
     public static <T extends SpecificRecord> AvroSerde<T> of(Class<T> type) {
         return new AvroSerde<>(type);
+    }
+
+    /** The fingerprint in the header of every record this serde writes: the current schema's. */
+    @Override
+    public long writtenFingerprint() {
+        return SchemaNormalization.parsingFingerprint64(schema);
+    }
+
+    /** The fingerprints of every schema of this type this build reads: each recorded version, and the current one. */
+    @Override
+    public Set<Long> readableFingerprints() {
+        return Stream.concat(SchemaHistory.versions(schema.getFullName()).stream(), Stream.of(schema))
+                .map(SchemaNormalization::parsingFingerprint64).collect(Collectors.toUnmodifiableSet());
     }
 
     public byte[] encode(T value) {

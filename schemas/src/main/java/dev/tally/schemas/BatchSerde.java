@@ -4,9 +4,6 @@ import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-import org.apache.avro.Schema;
-import org.apache.avro.SchemaNormalization;
-import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -18,7 +15,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * one. Which of the two a record is, its single-object fingerprint says.
  */
 public final class BatchSerde<B extends SpecificRecord, S extends SpecificRecord>
-        implements Serde<B>, Serializer<B>, Deserializer<B> {
+        implements Serde<B>, Serializer<B>, Deserializer<B>, Fingerprinted {
     private final AvroSerde<B> batches;
     private final AvroSerde<S> singles;
     private final Set<Long> singleFingerprints;
@@ -28,15 +25,26 @@ public final class BatchSerde<B extends SpecificRecord, S extends SpecificRecord
         this.batches = AvroSerde.of(batchType);
         this.singles = AvroSerde.of(singleType);
         this.wrap = wrap;
-        Schema current = SpecificData.getForClass(singleType).getSchema(singleType);
-        this.singleFingerprints = Stream.concat(SchemaHistory.versions(current.getFullName()).stream(), Stream.of(current))
-                .map(SchemaNormalization::parsingFingerprint64).collect(Collectors.toUnmodifiableSet());
+        this.singleFingerprints = singles.readableFingerprints();
     }
 
     /** @param wrap makes a batch of one single record */
     public static <B extends SpecificRecord, S extends SpecificRecord> BatchSerde<B, S> of(
             Class<B> batchType, Class<S> singleType, Function<S, B> wrap) {
         return new BatchSerde<>(batchType, singleType, wrap);
+    }
+
+    /** The fingerprint of the schema every record is written in: the current batch schema. */
+    @Override
+    public long writtenFingerprint() {
+        return batches.writtenFingerprint();
+    }
+
+    /** The fingerprints of every schema this build reads: any recorded batch or single version. */
+    @Override
+    public Set<Long> readableFingerprints() {
+        return Stream.concat(batches.readableFingerprints().stream(), singleFingerprints.stream())
+                .collect(Collectors.toUnmodifiableSet());
     }
 
     /** Whether these single-object bytes hold a single record rather than a batch. */

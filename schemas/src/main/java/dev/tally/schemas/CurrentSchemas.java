@@ -10,6 +10,7 @@ import dev.tally.schema.ItemStatus;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.RankingArtifact;
 import dev.tally.schema.ReactionType;
+import dev.tally.schema.SchemaReader;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
@@ -27,5 +28,6 @@ public final class CurrentSchemas {
             CountDelta.getClassSchema(), ItemCounts.getClassSchema(), QuarantineRecord.getClassSchema(),
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
             IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema(),
-            FraudFlag.getClassSchema(), NetworkActivity.getClassSchema(), ItemBurst.getClassSchema());
+            FraudFlag.getClassSchema(), NetworkActivity.getClassSchema(), ItemBurst.getClassSchema(),
+            SchemaReader.getClassSchema());
 }

@@ -1,5 +1,6 @@
 package dev.tally.schemas;
 
+import java.util.Optional;
 import org.apache.kafka.common.serialization.Serde;
 
 /**
@@ -16,5 +17,10 @@ public record Topic<K, V>(String name, Serde<K> keySerde, Serde<V> valueSerde, b
         if (name == null || !name.startsWith("tally.")) {
             throw new IllegalArgumentException("topic names start with 'tally.': " + name);
         }
+    }
+
+    /** The value serde's schema fingerprints, if its values are Avro single-object records. */
+    public Optional<Fingerprinted> fingerprints() {
+        return valueSerde instanceof Fingerprinted f ? Optional.of(f) : Optional.empty();
     }
 }

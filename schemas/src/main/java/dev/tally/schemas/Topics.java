@@ -7,6 +7,7 @@ import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.RankingArtifact;
+import dev.tally.schema.SchemaReader;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
@@ -35,6 +36,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type (seed 001).</li>
  *   <li>{@link #QUARANTINE_DECISIONS}: keyed by hashed voter (co-partitioned with the commands); release or discard of a held vote.</li>
  *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
+ *   <li>{@link #SCHEMA_READERS}: keyed by application/instance/topic, compacted; the writer schemas each running
+ *       reader decodes, so the ingest API never appends a command its processors cannot read.</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
@@ -75,6 +78,10 @@ public final class Topics {
     public static final Topic<String, FraudFlag> FRAUD_FLAGS =
             new Topic<>("tally.fraud-flags", KEY, AvroSerde.of(FraudFlag.class), true, FOREVER);
 
+    /** What each running reader of a topic can decode ({@code application/instance/topic}): the API's format guard. */
+    public static final Topic<String, SchemaReader> SCHEMA_READERS =
+            new Topic<>("tally.schema-readers", KEY, AvroSerde.of(SchemaReader.class), true, FOREVER);
+
     /** Records a Streams application could not read or process, with the failure in their headers. */
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
             new Topic<>("tally.dead-letters", Serdes.ByteArray(), Serdes.ByteArray(), false, days(30));
@@ -82,7 +89,7 @@ public final class Topics {
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
-                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, DEAD_LETTERS);
+                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store ({@link ItemKey}'s wire form). */
     public static String itemKey(String itemType, String itemId) {

@@ -35,7 +35,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
         var service = new StreamsService("vote-processor",
                 VoteTopology.build(config), props);
-        return new VoteProcessor(service.start(), self);
+        return new VoteProcessor(service.start(runtime.kafka()), self);
     }
 
     public StreamsService service() {

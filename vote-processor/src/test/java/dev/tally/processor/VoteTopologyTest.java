@@ -2,6 +2,7 @@ package dev.tally.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.common.StreamsService;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteCommand;
@@ -52,6 +53,17 @@ class VoteTopologyTest {
 
     private VoteOutcome send(VoteCommand c) {
         return fixture.send(c);
+    }
+
+    @Test
+    void advertisesThatItReadsEveryRecordedCommandFormatAndTheOneTheApiWrites() {
+        var reads = StreamsService.reads(VoteTopology.build(ProcessorDriver.CONFIG));
+        var commandFormats = Topics.VOTE_COMMANDS.fingerprints().orElseThrow();
+        assertThat(reads.get(Topics.VOTE_COMMANDS.name()))
+                .contains(commandFormats.writtenFingerprint())
+                .containsExactlyInAnyOrderElementsOf(commandFormats.readableFingerprints());
+        assertThat(reads).containsKeys(Topics.QUARANTINE_DECISIONS.name(), Topics.REACTION_TYPES.name());
+        assertThat(reads.keySet()).allMatch(name -> name.startsWith("tally."), "Tally topics only, no changelogs");
     }
 
     @Test
