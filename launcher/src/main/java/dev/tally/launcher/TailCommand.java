@@ -50,6 +50,10 @@ final class TailCommand implements Callable<Integer> {
     @Option(names = "--follow", description = "keep printing new records after the topic's end")
     boolean follow;
 
+    @Option(names = "--raw", description = "print each value as it is on the topic, base64, one per line (for other "
+            + "tools: the single-object header, C3 01 and the 8-byte schema fingerprint, then the Avro body)")
+    boolean raw;
+
     @Mixin
     KafkaOption kafkaOption;
 
@@ -81,6 +85,8 @@ final class TailCommand implements Callable<Integer> {
             Map<TopicPartition, Long> end = consumer.endOffsets(partitions); // read_committed: the stable end
             if (fromBeginning) {
                 consumer.seekToBeginning(partitions);
+            } else if (newest && !follow) {
+                last.addAll(newest(consumer, partitions, end, max));
             } else if (newest) {
                 Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
                 partitions.forEach(p -> consumer.seek(p, Math.max(begin.get(p), end.get(p) - max)));
@@ -94,7 +100,7 @@ final class TailCommand implements Callable<Integer> {
                     if (newest && !follow) {
                         last.add(r);
                     } else if (max == null || printed < max) {
-                        System.out.println(line(t, r));
+                        System.out.println(raw ? rawLine(r) : line(t, r));
                         printed++;
                     }
                 }
@@ -106,12 +112,47 @@ final class TailCommand implements Callable<Integer> {
         last.sort(Comparator.comparingLong(ConsumerRecord::timestamp));
         int keep = (int) Math.min(last.size(), max == null ? 0 : max);
         for (ConsumerRecord<byte[], byte[]> r : last.subList(last.size() - keep, last.size())) {
-            System.out.println(line(t, r));
+            System.out.println(raw ? rawLine(r) : line(t, r));
         }
         if (stopAtEnd && printed == 0 && last.isEmpty()) {
             System.err.println("tail: " + t.name() + " has no committed records" + (fromBeginning ? "" : " to show"));
         }
         return 0;
+    }
+
+    /**
+     * The newest {@code n} committed records of each partition, read backwards in growing windows: the
+     * offsets just below a transactional topic's end are transaction markers and aborted records, not
+     * records, so "the last n offsets" can hold none. Leaves every partition positioned at its end.
+     */
+    private static List<ConsumerRecord<byte[], byte[]>> newest(KafkaConsumer<byte[], byte[]> consumer,
+                                                               List<TopicPartition> partitions,
+                                                               Map<TopicPartition, Long> end, long n) {
+        Map<TopicPartition, Long> begin = consumer.beginningOffsets(partitions);
+        List<ConsumerRecord<byte[], byte[]>> found = new ArrayList<>();
+        for (TopicPartition p : partitions) {
+            List<ConsumerRecord<byte[], byte[]>> records = new ArrayList<>();
+            long window = n + 1;
+            long from;
+            do {
+                records.clear();
+                from = Math.max(begin.get(p), end.get(p) - window);
+                consumer.pause(partitions);
+                consumer.resume(List.of(p));
+                consumer.seek(p, from);
+                while (consumer.position(p) < end.get(p)) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                        if (r.offset() < end.get(p)) {
+                            records.add(r);
+                        }
+                    }
+                }
+                window *= 4;
+            } while (records.size() < n && from > begin.get(p));
+            found.addAll(records.subList((int) Math.max(0, records.size() - n), records.size()));
+        }
+        consumer.resume(partitions);
+        return found;
     }
 
     /** Whether every partition has been read up to the end it had when the command started. */
@@ -122,6 +163,10 @@ final class TailCommand implements Callable<Integer> {
             }
         }
         return true;
+    }
+
+    private static String rawLine(ConsumerRecord<byte[], byte[]> r) {
+        return r.value() == null ? "" : java.util.Base64.getEncoder().encodeToString(r.value());
     }
 
     private static String line(Topic<?, ?> topic, ConsumerRecord<byte[], byte[]> r) throws Exception {

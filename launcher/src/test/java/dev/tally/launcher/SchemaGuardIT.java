@@ -7,8 +7,10 @@ import dev.tally.common.TopicScan;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.schema.SchemaReader;
 import dev.tally.schemas.Topics;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -17,11 +19,17 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +37,8 @@ import org.junit.jupiter.api.Test;
  * Streams applications advertise what they decode; an "older processor" that reads only the single-vote
  * schema then appears: the API refuses every vote with 503 {@code processor-cannot-read} (synchronous and
  * {@code respond-async} alike) and appends nothing to {@code tally.vote-commands}; once that reader is
- * gone, votes are taken again.
+ * gone, votes are taken again. On the way, the records on the topics decode with the published
+ * self-contained schemas alone, as a downstream team would read them.
  */
 class SchemaGuardIT {
     private final String run = UUID.randomUUID().toString().substring(0, 8);
@@ -54,6 +63,8 @@ class SchemaGuardIT {
                             assertThat(r.getTopic()).isEqualTo(Topics.VOTE_COMMANDS.name());
                             assertThat(r.getFingerprints()).contains(written);
                         });
+
+                decodesRealRecordsWithThePublishedSchemasAlone(kafka);
 
                 List<Long> singlesOnly = new ArrayList<>(Topics.VOTE_COMMANDS.fingerprints().orElseThrow().readableFingerprints());
                 singlesOnly.remove(written);
@@ -89,6 +100,46 @@ class SchemaGuardIT {
         } finally {
             node.close();
         }
+    }
+
+    /**
+     * What a downstream team does with {@code schemas/published/} and nothing else of Tally's: each topic's
+     * records, as they are on the topic, decoded with one file and Avro's generic reader.
+     */
+    private static void decodesRealRecordsWithThePublishedSchemasAlone(KafkaSettings kafka) throws Exception {
+        Map<String, String> valueTypes = Map.of(Topics.VOTE_COMMANDS.name(), "VoteCommandBatch",
+                Topics.VOTE_EVENTS.name(), "VoteEvent", Topics.VOTE_OUTCOMES.name(), "VoteOutcomeBatch",
+                Topics.ITEM_COUNTS.name(), "ItemCounts", Topics.REACTION_TYPES.name(), "ReactionType",
+                Topics.SCHEMA_READERS.name(), "SchemaReader");
+        for (var e : valueTypes.entrySet()) {
+            Schema alone = new Schema.Parser().parse(Path.of("../schemas/published", e.getValue() + ".avsc").toFile());
+            long fingerprint = SchemaNormalization.parsingFingerprint64(alone);
+            int[] decoded = {0};
+            TopicScan.readAll(kafka, e.getKey(), new ByteArrayDeserializer(), new ByteArrayDeserializer(), r -> {
+                byte[] v = r.value();
+                if (v == null || decoded[0] >= 20 || header(v) != fingerprint) {
+                    return; // tombstones; older versions are the avro-history's business
+                }
+                try {
+                    GenericRecord record = new GenericDatumReader<GenericRecord>(alone)
+                            .read(null, DecoderFactory.get().binaryDecoder(v, 10, v.length - 10, null));
+                    assertThat(record.getSchema().getName()).isEqualTo(e.getValue());
+                    decoded[0]++;
+                } catch (IOException ex) {
+                    throw new AssertionError(e.getKey() + " offset " + r.offset() + " with " + e.getValue() + ".avsc", ex);
+                }
+            });
+            assertThat(decoded[0]).as("records of %s decoded with published/%s.avsc", e.getKey(), e.getValue()).isPositive();
+        }
+    }
+
+    /** The schema fingerprint of a single-object encoded value: 8 bytes little-endian after {@code C3 01}. */
+    private static long header(byte[] value) {
+        long fingerprint = 0;
+        for (int i = 9; i >= 2; i--) {
+            fingerprint = (fingerprint << 8) | (value[i] & 0xFF);
+        }
+        return fingerprint;
     }
 
     private static TallyClient.Reply awaitStatus(java.util.function.Supplier<TallyClient.Reply> request, int status)

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,9 @@ import picocli.CommandLine;
 
 /**
  * {@code ./tally tail} on the real broker: {@code --from-beginning} and {@code --max N} stop at the topic's
- * end, however few records it holds, and {@code --max N} alone prints the newest N.
+ * end, however few records it holds, and {@code --max N} alone prints the newest N committed records, even
+ * where the last offsets of the topic are transaction markers and aborted records; {@code --raw} prints
+ * the value's bytes as they are on the topic.
  */
 class TailCommandIT {
     @Test
@@ -33,12 +36,20 @@ class TailCommandIT {
         TopicAdmin.ensureTopics(kafka);
         String run = UUID.randomUUID().toString();
         List<String> mine = List.of(run + "-a", run + "-b", run + "-c");
-        try (var producer = new KafkaProducer<>(kafka.producerProps("tail-it", Duration.ofSeconds(10)),
-                new ByteArraySerializer(), new ByteArraySerializer())) {
+        var props = kafka.producerProps("tail-it", Duration.ofSeconds(10));
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tail-it-" + run);
+        try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+            producer.initTransactions();
+            producer.beginTransaction();
             for (String value : mine) {
                 producer.send(new ProducerRecord<>(Topics.DEAD_LETTERS.name(), 0, null, value.getBytes(StandardCharsets.UTF_8))).get();
                 Thread.sleep(5); // distinct timestamps: "newest" is by timestamp
             }
+            producer.commitTransaction();
+            // then an aborted transaction: the offsets at the end are its record and two markers, none shown
+            producer.beginTransaction();
+            producer.send(new ProducerRecord<>(Topics.DEAD_LETTERS.name(), 0, null, (run + "-aborted").getBytes(StandardCharsets.UTF_8))).get();
+            producer.abortTransaction();
         }
 
         // more asked for than the topic holds: it still returns, with every record there is
@@ -50,6 +61,9 @@ class TailCommandIT {
         assertThat(newest).hasSize(2);
         assertThat(newest.get(0)).contains(encoded(mine.get(1)));
         assertThat(newest.get(1)).contains(encoded(mine.get(2)));
+
+        // --raw: the value as it is on the topic, base64
+        assertThat(tail(bootstrap, "--max", "1", "--raw")).containsExactly(encoded(mine.get(2)));
     }
 
     private static String encoded(String value) {
