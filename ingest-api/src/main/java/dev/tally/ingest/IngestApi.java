@@ -91,7 +91,11 @@ public final class IngestApi {
             cfg.jetty.threadPool = threads;
             // Jetty reuses a header line it parsed before on the connection when the new one equals it ignoring
             // case: a cookie (a MAC) altered only in the case of a letter was taken for the one sent before it
-            cfg.jetty.modifyHttpConfiguration(http -> http.setHeaderCacheCaseSensitive(true));
+            cfg.jetty.modifyHttpConfiguration(http -> {
+                http.setHeaderCacheCaseSensitive(true);
+                http.setRequestHeaderSize(ProtocolErrors.MAX_HEADER_BYTES);
+            });
+            cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProtocolErrors()));
             cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new EventStreamAccept.Filter()),
                     "/v1/stream", EnumSet.of(DispatcherType.REQUEST)));
             cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));

@@ -275,6 +275,20 @@ class HostileInputTest {
     }
 
     @Test
+    void requestsJettyRefusesBeforeAnyRouteAreAnsweredAsProblemsToo() throws Exception {
+        HttpResponse<String> headers = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port() + "/healthz"))
+                .header("X-Padding", "a".repeat(ProtocolErrors.MAX_HEADER_BYTES)).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(headers.statusCode()).isEqualTo(431);
+        assertThat(headers.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+        assertThat(JSON.readTree(headers.body()).get("type").asText()).isEqualTo(ApiProblem.TYPE_BASE + "headers-too-large");
+
+        HttpResponse<String> uri = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + api.port()
+                + "/v1/votes/post/" + "1".repeat(ProtocolErrors.MAX_HEADER_BYTES))).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(uri.statusCode()).isEqualTo(414);
+        assertThat(JSON.readTree(uri.body()).get("type").asText()).isEqualTo(ApiProblem.TYPE_BASE + "uri-too-long");
+    }
+
+    @Test
     void tenThousandRandomAndMutatedRequestsNeverGet5xxAndOnlyValidVotesCount() throws Exception {
         Random random = new Random(20261130);
         String[] paths = {"/v1/votes", "/v1/votes/post/1", "/v1/votes/post?ids=1,2", "/v1/reactions", "/v1/admin/reactions/x",

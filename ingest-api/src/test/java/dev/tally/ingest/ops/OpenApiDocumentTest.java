@@ -123,7 +123,7 @@ class OpenApiDocumentTest {
                 if (status < 400 || (route.equals(Route.of("GET", "/readyz")) && status == 503)) {
                     continue; // /readyz answers load balancers a plain status object, not a problem
                 }
-                JsonNode schema = response.getValue().at("/content/application~1problem+json/schema");
+                JsonNode schema = resolve(response.getValue()).at("/content/application~1problem+json/schema");
                 assertThat(schema.isMissingNode()).as("%s %s is application/problem+json", route, status).isFalse();
                 assertThat(schema.toString()).as("%s %s refers to Problem", route, status).contains("#/components/schemas/Problem");
                 List<String> slugs = new ArrayList<>();
