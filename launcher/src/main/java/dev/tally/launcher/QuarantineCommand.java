@@ -7,6 +7,7 @@ import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.QuarantineStatus;
 import dev.tally.schemas.Topics;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,9 +33,13 @@ final class QuarantineCommand implements Callable<Integer> {
         try (var view = new CompactedTopicView<>(kafka, Topics.QUARANTINE)) {
             view.awaitCaughtUp();
             if (action.equals("list")) {
-                view.snapshot().values().stream().filter(r -> r.getStatus() == QuarantineStatus.HELD)
-                        .sorted(Comparator.comparing(QuarantineRecord::getDecidedAt))
-                        .forEach(r -> System.out.printf("%s  %s:%s  vote=%d reaction=%s  since %s  %s%n", r.getCommandId(),
+                List<QuarantineRecord> held = view.snapshot().values().stream()
+                        .filter(r -> r.getStatus() == QuarantineStatus.HELD)
+                        .sorted(Comparator.comparing(QuarantineRecord::getDecidedAt)).toList();
+                if (held.isEmpty()) {
+                    System.out.println("no held votes (" + Topics.QUARANTINE.name() + " holds none waiting for a decision)");
+                }
+                held.forEach(r -> System.out.printf("%s  %s:%s  vote=%d reaction=%s  since %s  %s%n", r.getCommandId(),
                                 r.getCommand().getItemType(), r.getCommand().getItemId(), r.getCommand().getVoteValue(),
                                 r.getCommand().getReaction(), r.getDecidedAt(), r.getReason()));
                 return 0;

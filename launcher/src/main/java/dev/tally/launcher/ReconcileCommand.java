@@ -38,7 +38,7 @@ final class ReconcileCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         Env env = kafkaOption.env();
-        KafkaSettings kafka = KafkaSettings.from(env);
+        KafkaSettings kafka = kafkaOption.kafka();
         try (var reconciler = new Reconciler(kafka, CountProjectorConfig.from(env).applicationId())) {
             ProgressBar bar = new ProgressBar(System.err);
             Report report = reconciler.reconcile(bar);

@@ -66,8 +66,7 @@ final class TailCommand implements Callable<Integer> {
             System.err.println("tail: --max must be at least 1, was " + max);
             return 2;
         }
-        Env env = kafkaOption.env();
-        KafkaSettings kafka = KafkaSettings.from(env);
+        KafkaSettings kafka = kafkaOption.kafka();
         Topic<?, ?> t = Topics.byName(topic);
         var props = kafka.clientProps("tally-tail");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());

@@ -46,6 +46,7 @@ final class UpCommand implements Callable<Integer> {
         } else {
             kafka = EmbeddedKafka.startCluster(dataDir.resolve("kafka-" + brokers + "-brokers"), brokers);
         }
+        KafkaOption.record(dataDir, kafka.bootstrap()); // where every other ./tally command looks for it
         TallyNode node;
         try {
             node = TallyNode.start(env.with("TALLY_BOOTSTRAP", kafka.bootstrap()), EnumSet.allOf(TallyNode.Service.class));
