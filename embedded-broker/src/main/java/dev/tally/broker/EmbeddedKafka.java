@@ -55,6 +55,7 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final List<Node> nodes;
     private final String clusterId;
+    private volatile List<HangingTransactions.Open> unjudged = List.of();
 
     private EmbeddedKafka(List<Node> nodes, String clusterId) {
         this.nodes = nodes;
@@ -160,10 +161,41 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         long t0 = System.nanoTime();
         try (Admin admin = admin("tally-embedded-broker-repair")) {
-            int closed = HangingTransactions.repair(admin, "127.0.0.1", port(), Duration.ofSeconds(20));
+            HangingTransactions.Repaired repaired = HangingTransactions.repair(admin, "127.0.0.1", port(), Duration.ofSeconds(20));
+            unjudged = repaired.unknown();
             LOG.info("checked for hanging transactions in {} s: {} partitions closed",
-                    String.format("%.1f", (System.nanoTime() - t0) / 1e9), closed);
-            return closed;
+                    String.format("%.1f", (System.nanoTime() - t0) / 1e9), repaired.closed());
+            return repaired.closed();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
+    }
+
+    /**
+     * Once the clients run: reports, as errors, the open transactions {@link #completeHangingTransactions}
+     * could not judge that are still open (their producers, started again, did not abort them), and returns
+     * how many. Those hold back the last stable offset of their partitions until an operator acts.
+     */
+    public int reportStillHanging() {
+        if (unjudged.isEmpty()) {
+            return 0;
+        }
+        try (Admin admin = admin("tally-embedded-broker-recheck")) {
+            var still = HangingTransactions.stillOpen(admin, unjudged);
+            for (var o : still) {
+                LOG.error("a transaction hangs on {} (producer {}, epoch {}) and its outcome is not known here;"
+                        + " see kafka-transactions.sh find-hanging", o.partition(), o.producer().producerId(),
+                        o.producer().producerEpoch());
+            }
+            if (still.isEmpty()) {
+                LOG.info("the {} open transactions found at start have ended", unjudged.size());
+            }
+            unjudged = List.of();
+            return still.size();
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.warn("could not check the open transactions found at start again: {}", e.getCause().toString());
+            return 0;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 0;

@@ -98,11 +98,18 @@ final class HangingTransactions {
         return new Verdict(complete, inFlight, unknown);
     }
 
+    /** What a repair did: the partitions it closed, and the open transactions it could not judge. */
+    record Repaired(int closed, List<Open> unknown) {
+        static final Repaired NOTHING = new Repaired(0, List.of());
+    }
+
     /**
      * Completes every hanging transaction on the single broker at {@code host:port}, waiting up to
-     * {@code patience} for transactions whose markers are in flight. Returns how many partitions it closed.
+     * {@code patience} for transactions whose markers are in flight. Returns how many partitions it closed,
+     * and the open transactions it cannot judge: usually one a producer killed mid-transaction left, which
+     * that producer aborts when it starts again, so they are only reported if {@link #stillOpen} later.
      */
-    static int repair(Admin admin, String host, int port, Duration patience) throws InterruptedException {
+    static Repaired repair(Admin admin, String host, int port, Duration patience) throws InterruptedException {
         long deadline = System.nanoTime() + patience.toNanos();
         try {
             List<TopicPartition> partitions = partitions(admin);
@@ -113,20 +120,34 @@ final class HangingTransactions {
                     Thread.sleep(200);
                     continue;
                 }
-                for (Open o : verdict.unknown()) {
-                    LOG.error("a transaction hangs on {} (producer {}, epoch {}) and its outcome is not known here;"
-                                    + " see kafka-transactions.sh find-hanging", o.partition(), o.producer().producerId(),
-                            o.producer().producerEpoch());
+                if (!verdict.unknown().isEmpty()) {
+                    LOG.info("{} partitions hold an open transaction whose coordinator does not say how it ends (a"
+                            + " producer killed mid-transaction aborts its own when it starts again); checked again once"
+                            + " the services run: {}", verdict.unknown().size(), verdict.unknown());
                 }
                 if (!verdict.inFlight().isEmpty()) {
                     LOG.warn("transactions still completing after {}: {}", patience, verdict.inFlight());
                 }
-                return writeMarkers(host, port, verdict.complete());
+                return new Repaired(writeMarkers(host, port, verdict.complete()), verdict.unknown());
             }
         } catch (ExecutionException | IOException e) {
             LOG.warn("could not check for hanging transactions; continuing", e);
-            return 0;
+            return Repaired.NOTHING;
         }
+    }
+
+    /** Those of {@code earlier} that are still open: the same producer, epoch and start offset on the same partition. */
+    static List<Open> stillOpen(Admin admin, List<Open> earlier) throws InterruptedException, ExecutionException {
+        if (earlier.isEmpty()) {
+            return List.of();
+        }
+        List<TopicPartition> partitions = earlier.stream().map(Open::partition).distinct().toList();
+        List<Open> now = open(admin, partitions);
+        return earlier.stream().filter(e -> now.stream().anyMatch(n -> n.partition().equals(e.partition())
+                && n.producer().producerId() == e.producer().producerId()
+                && n.producer().producerEpoch() == e.producer().producerEpoch()
+                && n.producer().currentTransactionStartOffset().equals(e.producer().currentTransactionStartOffset())))
+                .toList();
     }
 
     private static List<TopicPartition> partitions(Admin admin) throws InterruptedException, ExecutionException {

@@ -62,6 +62,9 @@ final class UpCommand implements Callable<Integer> {
             stopped.countDown();
         }, "tally-shutdown"));
         awaitReady(node);
+        if (brokers == 1) {
+            kafka.reportStillHanging(); // what the start could not judge, if the restarted producers did not end it
+        }
         String base = "http://127.0.0.1:" + node.httpPort();
         StringBuilder apps = new StringBuilder();
         for (StreamsService s : node.streamsServices()) {

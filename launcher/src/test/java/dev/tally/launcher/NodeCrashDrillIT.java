@@ -4,15 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.launcher.bench.NodeDrill;
 import dev.tally.launcher.bench.Workload;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
  * The whole-node crash drill, short ({@code ./tally drill --kills 50} is the long one, README "Crash
  * recovery"): {@code ./tally up} as a child process, SIGKILLed three times under paced HTTP votes and
  * restarted on its data. Every restart gets ready, and every vote is in the event log once with the views
- * equal to the log. Restart times are printed, not asserted (the machine is shared).
+ * equal to the log. Restart times are printed, not asserted (the machine is shared). The first start logs
+ * no ERROR or WARN line, and no restart an ERROR.
  */
 class NodeCrashDrillIT {
     @Test
@@ -28,6 +33,19 @@ class NodeCrashDrillIT {
             assertThat(result.doubleCounted()).as("double-counted").isZero();
             assertThat(result.events()).as("one event per vote").isEqualTo(result.votes());
             assertThat(result.drift()).as("reconcile drift").isZero();
+        }
+        // a healthy first start says nothing alarming; a restart after SIGKILL reports no error either
+        assertThat(problems(dir.resolve("up-0.log"), " ERROR | WARN  ")).as("ERROR or WARN on the first start").isEmpty();
+        for (int start = 1; start <= 3; start++) {
+            assertThat(problems(dir.resolve("up-" + start + ".log"), " ERROR ")).as("ERROR on restart %d", start).isEmpty();
+        }
+    }
+
+    /** The console lines of one start of the node that match {@code levels}. */
+    private static List<String> problems(Path log, String levels) throws IOException {
+        Pattern level = Pattern.compile("^\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(" + levels + ")");
+        try (Stream<String> lines = Files.lines(log)) {
+            return lines.filter(l -> level.matcher(l).find()).toList();
         }
     }
 }

@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * aggregated across instances ({@code histogram_quantile}).
  *
  * <p>{@code route} is the matched route <em>template</em> ({@code /v1/votes/{itemType}/{itemId}}), never
- * the raw path, so the number of series is bounded by the route table; a request no route matches is
+ * the raw path, so the number of series is bounded by the route table; a static file the demo page serves
+ * is its path (bounded by the files there are: a path with no file is a 404); a request nothing answers is
  * {@value #NOT_FOUND}, an unusual method is {@code OTHER}. When a before-handler refuses a request (e.g. the
  * origin check) its endpoint never runs, and the route is then looked up in the router, as Javalin would.
  *
@@ -92,12 +93,17 @@ public final class HttpMetrics {
                 return; // a stream that ran: its length is how long the client stayed
             }
             Endpoint endpoint = matched(ctx);
-            String route = endpoint == null ? NOT_FOUND : endpoint.path;
+            String route = endpoint != null ? endpoint.path
+                    : ctx.statusCode() < 400 ? requestPath(ctx) // a static file: bounded by the files there are
+                    : NOT_FOUND;
             if (UNTIMED_ROUTES.contains(route)) {
                 return;
             }
             timers.computeIfAbsent(new Series(method(ctx), route, ctx.statusCode()), this::timer)
                     .record((long) (executionMs * 1_000_000L), TimeUnit.NANOSECONDS);
+        } catch (IllegalStateException e) {
+            // the response was recycled before the record (a client gone, a server stopping): nothing to time
+            LOG.debug("no HTTP metrics for a {} whose response is gone: {}", ctx.method(), e.toString());
         } catch (RuntimeException e) {
             // metrics must never break an answer that is already written
             LOG.warn("could not record HTTP metrics for {}", ctx.method(), e);

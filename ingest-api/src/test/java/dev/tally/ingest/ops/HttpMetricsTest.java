@@ -3,6 +3,7 @@ package dev.tally.ingest.ops;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.common.TallyMetrics;
+import dev.tally.ingest.DemoPage;
 import io.javalin.Javalin;
 import io.javalin.http.ForbiddenResponse;
 import java.io.IOException;
@@ -53,6 +54,7 @@ class HttpMetricsTest {
                 client.close();
             });
             OpsRoutes.mount(cfg.routes, metrics);
+            DemoPage.mount(cfg);
         }).start("127.0.0.1", 0);
     }
 
@@ -87,6 +89,17 @@ class HttpMetricsTest {
                 && countOf(s, "route=\"/guarded/{id}\"").equals("1"));
         assertThat(scrape).contains("status=\"404\"").contains("status=\"403\"")
                 .doesNotContain("/no/such/path").doesNotContain("/guarded/7");
+    }
+
+    @Test
+    void shouldLabelAStaticFileWithItsPathNotNotFound() throws Exception {
+        assertThat(get("/").statusCode()).isEqualTo(200);
+        assertThat(get("/app.js").statusCode()).isEqualTo(200);
+        assertThat(get("/no-such-file.js").statusCode()).isEqualTo(404);
+
+        String scrape = awaitScrape(s -> countOf(s, "route=\"/app.js\"").equals("1"));
+        assertThat(countOf(scrape, "route=\"/\"")).isEqualTo("1");
+        assertThat(scrape).doesNotContain("route=\"NOT_FOUND\",status=\"200\"").doesNotContain("/no-such-file.js");
     }
 
     @Test
