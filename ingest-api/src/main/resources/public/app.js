@@ -352,7 +352,7 @@ async function loadTop() {
     const known = titles.get(it.item_id);
     const name = known ? document.createElement('a') : document.createElement('span');
     if (known) name.href = `#${ITEM_TYPE}-${it.item_id}`;
-    name.textContent = known || `${it.item_type}:${it.item_id}`;
+    name.textContent = known || `Post ${it.item_id}`; // not one of this page's posts: a plain name, not a key
     const meta = document.createElement('span');
     meta.className = 'top-meta';
     meta.textContent = `${count(it.up)} up · ${count(it.down)} down`;

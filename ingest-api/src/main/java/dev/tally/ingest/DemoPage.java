@@ -19,7 +19,10 @@ public final class DemoPage {
 
     private DemoPage() {}
 
-    /** Serves the classpath folder {@code /public} at {@code /} ({@code /} answers its {@code index.html}). */
+    /**
+     * Serves the classpath folder {@code /public} at {@code /} ({@code /} answers its {@code index.html}),
+     * with the repository's {@code docs/CONTRACT.md} at {@code /docs/CONTRACT.md} (copied in by the build).
+     */
     public static void mount(JavalinConfig cfg) {
         cfg.staticFiles.add(files -> {
             files.hostedPath = "/";
@@ -30,6 +33,7 @@ public final class DemoPage {
             files.mimeTypes.add("text/html; charset=utf-8", "html");
             files.mimeTypes.add("text/javascript; charset=utf-8", "js");
             files.mimeTypes.add("text/css; charset=utf-8", "css");
+            files.mimeTypes.add("text/markdown; charset=utf-8", "md");
         });
     }
 }

@@ -3,6 +3,10 @@ package dev.tally.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +87,7 @@ class DemoPageIT {
     }
 
     @Test
-    void aVoteShowsAtOnceReachesAnotherVisitorLiveAndSurvivesAReload() throws IOException {
+    void aVoteShowsAtOnceReachesAnotherVisitorLiveAndSurvivesAReload() throws IOException, InterruptedException {
         long started = System.nanoTime();
         ChromeDriver a = browser();
         ChromeDriver b = browser();
@@ -103,6 +107,16 @@ class DemoPageIT {
             assertThat(card.findElements(By.cssSelector("[data-testid=downvotes]"))).hasSize(1);
         });
         assertThat(a.findElement(By.id("top-heading")).getText()).isEqualTo("Top posts");
+        assertThat(a.findElement(By.cssSelector(".top-note")).getText()).as("says the rule the ranking uses")
+                .startsWith("Ordered by upvotes").contains("Wilson lower bound");
+        // the page links the API's document and the contract, and both are there
+        for (String href : List.of("/openapi.json", "/docs/CONTRACT.md")) {
+            assertThat(a.findElements(By.cssSelector("footer a[href='" + href + "']"))).as("a link to %s", href).hasSize(1);
+            HttpResponse<String> linked = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(pageUrl.replaceAll("/$", "") + href)).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(linked.statusCode()).as(href).isEqualTo(200);
+            assertThat(linked.body()).as(href).contains(href.endsWith(".md") ? "# " : "\"openapi\"");
+        }
 
         long before = upvotes(a);
         await(b, d -> upvotes(d) == before); // B starts from the same count
