@@ -47,10 +47,10 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         return new AvroSerde<>(type);
     }
 
-    /** The fingerprint in the header of every record this serde writes: the current schema's. */
+    /** The current schema: the one every record this serde writes carries the fingerprint of. */
     @Override
-    public long writtenFingerprint() {
-        return SchemaNormalization.parsingFingerprint64(schema);
+    public Schema writtenSchema() {
+        return schema;
     }
 
     /** The fingerprints of every schema of this type this build reads: each recorded version, and the current one. */

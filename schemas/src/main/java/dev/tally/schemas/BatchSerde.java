@@ -1,6 +1,7 @@
 package dev.tally.schemas;
 
 import java.util.Set;
+import org.apache.avro.Schema;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -34,10 +35,10 @@ public final class BatchSerde<B extends SpecificRecord, S extends SpecificRecord
         return new BatchSerde<>(batchType, singleType, wrap);
     }
 
-    /** The fingerprint of the schema every record is written in: the current batch schema. */
+    /** The schema every record is written in: the current batch schema. */
     @Override
-    public long writtenFingerprint() {
-        return batches.writtenFingerprint();
+    public Schema writtenSchema() {
+        return batches.writtenSchema();
     }
 
     /** The fingerprints of every schema this build reads: any recorded batch or single version. */
