@@ -3,6 +3,7 @@ package dev.tally.schemas;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -45,6 +46,21 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
 
     public static <T extends SpecificRecord> AvroSerde<T> of(Class<T> type) {
         return new AvroSerde<>(type);
+    }
+
+    /**
+     * The writer schema's fingerprint in single-object bytes ({@code C3 01}, then 8 bytes little-endian),
+     * or empty if the bytes are not single-object encoded.
+     */
+    public static OptionalLong headerFingerprint(byte[] bytes) {
+        if (bytes == null || bytes.length < 10 || bytes[0] != (byte) 0xC3 || bytes[1] != 0x01) {
+            return OptionalLong.empty();
+        }
+        long fingerprint = 0;
+        for (int i = 9; i >= 2; i--) {
+            fingerprint = (fingerprint << 8) | (bytes[i] & 0xFF);
+        }
+        return OptionalLong.of(fingerprint);
     }
 
     /** The current schema: the one every record this serde writes carries the fingerprint of. */

@@ -1,5 +1,6 @@
 package dev.tally.schemas;
 
+import java.util.OptionalLong;
 import java.util.Set;
 import org.apache.avro.Schema;
 import java.util.function.Function;
@@ -50,14 +51,8 @@ public final class BatchSerde<B extends SpecificRecord, S extends SpecificRecord
 
     /** Whether these single-object bytes hold a single record rather than a batch. */
     boolean isSingle(byte[] bytes) {
-        if (bytes.length < 10) {
-            return false;
-        }
-        long fingerprint = 0;
-        for (int i = 9; i >= 2; i--) { // little-endian, after the C3 01 marker
-            fingerprint = (fingerprint << 8) | (bytes[i] & 0xFF);
-        }
-        return singleFingerprints.contains(fingerprint);
+        OptionalLong fingerprint = AvroSerde.headerFingerprint(bytes);
+        return fingerprint.isPresent() && singleFingerprints.contains(fingerprint.getAsLong());
     }
 
     public B decode(byte[] bytes) {

@@ -29,6 +29,8 @@ class AvroSerdeTest {
             written = (written << 8) | (bytes[i] & 0xFF); // little-endian
         }
         assertThat(written).isEqualTo(fingerprint);
+        assertThat(AvroSerde.headerFingerprint(bytes)).hasValue(fingerprint);
+        assertThat(AvroSerde.headerFingerprint("not avro at all".getBytes(java.nio.charset.StandardCharsets.UTF_8))).isEmpty();
     }
 
     @Test
