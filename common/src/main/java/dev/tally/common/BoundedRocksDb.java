@@ -22,13 +22,25 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
     private static final double MEMTABLE_SHARE = 0.3;
     private static final double INDEX_FILTER_SHARE = 0.1;
     private static Cache cache;
+    private static long capacity;
     private static WriteBufferManager writeBuffers;
 
     private static synchronized void init(long bytes) {
         if (cache == null) { // one per process, for every store of every application, never closed
+            capacity = bytes;
             cache = new LRUCache(bytes, -1, false, INDEX_FILTER_SHARE);
             writeBuffers = new WriteBufferManager((long) (bytes * MEMTABLE_SHARE), cache);
         }
+    }
+
+    /** Bytes the shared cache holds now (blocks, index and filter blocks, memtables); NaN before any store opened. */
+    public static synchronized double usageBytes() {
+        return cache == null ? Double.NaN : cache.getUsage();
+    }
+
+    /** The shared cache's size, {@code TALLY_ROCKSDB_MEMORY_MB}; NaN before any store opened. */
+    public static synchronized double capacityBytes() {
+        return cache == null ? Double.NaN : capacity;
     }
 
     @Override

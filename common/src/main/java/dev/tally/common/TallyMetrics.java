@@ -1,6 +1,7 @@
 package dev.tally.common;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -8,12 +9,9 @@ import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
-import io.micrometer.core.instrument.binder.kafka.KafkaStreamsMetrics;
 import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
-import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
@@ -57,11 +55,12 @@ public final class TallyMetrics implements AutoCloseable {
     /**
      * The Kafka client and Streams metrics a scrape carries: the ones an operator alerts on or reads in a
      * dashboard ({@code ops/}), out of the ~400 the clients register (16,700 of 19,700 lines, 3.4 MB a
-     * scrape before this list). Named as Prometheus shows them. Tally's own, the JVM's and HTTP's all stay.
+     * scrape before this list). Named as Prometheus shows them; bound by {@link CuratedKafkaMetrics}, which
+     * reads nothing else (no store metric: see there). Tally's own, the JVM's and HTTP's all stay.
      */
     public static final Set<String> KAFKA_METRICS = Set.of(
             // each Streams application: is it running, are its threads alive
-            "kafka_stream_client_state", "kafka_stream_alive_stream_threads", "kafka_stream_failed_stream_threads_total",
+            "kafka_stream_alive_stream_threads", "kafka_stream_failed_stream_threads",
             // each stream thread: throughput, latency, commits, time blocked on Kafka
             "kafka_stream_thread_process_rate", "kafka_stream_thread_process_latency_avg",
             "kafka_stream_thread_process_latency_max", "kafka_stream_thread_commit_rate",
@@ -71,8 +70,6 @@ public final class TallyMetrics implements AutoCloseable {
             "kafka_stream_thread_commit_ratio", "kafka_stream_thread_poll_ratio", "kafka_stream_thread_punctuate_ratio",
             // tasks: records dropped (bad input), restoration left
             "kafka_stream_task_dropped_records_total", "kafka_stream_task_restore_remaining_records_total",
-            // the one RocksDB cache every store shares
-            "kafka_stream_state_block_cache_usage", "kafka_stream_state_block_cache_capacity",
             // consumers: how far behind, how often rebalanced
             "kafka_consumer_fetch_manager_records_lag_max", "kafka_consumer_coordinator_rebalance_total",
             "kafka_consumer_coordinator_failed_rebalance_total", "kafka_consumer_coordinator_last_rebalance_seconds_ago",
@@ -93,7 +90,6 @@ public final class TallyMetrics implements AutoCloseable {
     private final Set<String> unknownOutcomes = ConcurrentHashMap.newKeySet();
 
     public TallyMetrics() {
-        registry.config().meterFilter(MeterFilter.deny(id -> id.getName().startsWith("kafka.") && !curated(id.getName())));
         List<MeterBinder> jvm = List.of(new JvmMemoryMetrics(), new JvmGcMetrics(), new JvmThreadMetrics(),
                 new ClassLoaderMetrics(), new ProcessorMetrics(), new UptimeMetrics(), new FileDescriptorMetrics());
         for (MeterBinder binder : jvm) {
@@ -105,12 +101,12 @@ public final class TallyMetrics implements AutoCloseable {
         for (String outcome : OUTCOMES) {
             outcomes.put(outcome, outcomeCounter(outcome));
         }
-    }
-
-    /** Whether a Kafka meter is in {@link #KAFKA_METRICS} (a counter's Prometheus name gains {@code _total}). */
-    static boolean curated(String meterName) {
-        String name = meterName.replace('.', '_');
-        return KAFKA_METRICS.contains(name) || KAFKA_METRICS.contains(name + "_total");
+        // the one RocksDB cache every store of the process shares (it is never closed: safe to read any time)
+        Gauge.builder("tally.rocksdb.block.cache.usage", BoundedRocksDb::usageBytes).baseUnit("bytes")
+                .description("Bytes held by the RocksDB cache every store shares (memtables, index and filter blocks, data)")
+                .register(registry);
+        Gauge.builder("tally.rocksdb.block.cache.capacity", BoundedRocksDb::capacityBytes).baseUnit("bytes")
+                .description("Size of the shared RocksDB cache (TALLY_ROCKSDB_MEMORY_MB)").register(registry);
     }
 
     private Counter outcomeCounter(String outcome) {
@@ -150,23 +146,22 @@ public final class TallyMetrics implements AutoCloseable {
                 .tag("type", t).register(registry)).increment();
     }
 
-    /** Binds a Kafka Streams application's client, thread and task metrics, tagged {@code service=<name>}. */
+    /** Binds a Kafka Streams application's curated client, thread and task metrics, tagged {@code service=<name>}. */
     public AutoCloseable bindStreams(String name, KafkaStreams streams) {
-        return bind(new KafkaStreamsMetrics(streams, Tags.of("service", name), kafkaRefresh));
+        return bind(new CuratedKafkaMetrics(streams::metrics, Tags.of("service", name), registry, kafkaRefresh));
     }
 
-    /** Binds a producer's metrics (its {@code client.id} is a tag already), tagged {@code service=<name>}. */
+    /** Binds a producer's curated metrics (its {@code client-id} is a tag already), tagged {@code service=<name>}. */
     public AutoCloseable bindProducer(String name, Producer<?, ?> producer) {
-        return bind(new KafkaClientMetrics(producer, Tags.of("service", name), kafkaRefresh));
+        return bind(new CuratedKafkaMetrics(producer::metrics, Tags.of("service", name), registry, kafkaRefresh));
     }
 
-    /** Binds a consumer's metrics (its {@code client.id} is a tag already), tagged {@code service=<name>}. */
+    /** Binds a consumer's curated metrics (its {@code client-id} is a tag already), tagged {@code service=<name>}. */
     public AutoCloseable bindConsumer(String name, Consumer<?, ?> consumer) {
-        return bind(new KafkaClientMetrics(consumer, Tags.of("service", name), kafkaRefresh));
+        return bind(new CuratedKafkaMetrics(consumer::metrics, Tags.of("service", name), registry, kafkaRefresh));
     }
 
-    private <B extends MeterBinder & AutoCloseable> AutoCloseable bind(B binder) {
-        binder.bindTo(registry);
+    private AutoCloseable bind(CuratedKafkaMetrics binder) {
         bound.add(binder);
         return binder;
     }
