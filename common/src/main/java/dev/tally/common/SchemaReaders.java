@@ -11,21 +11,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Future;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
-import org.apache.kafka.common.TopicPartition;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,11 +52,11 @@ public final class SchemaReaders implements AutoCloseable {
     static final Duration LIVE = Duration.ofMinutes(5);
     private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
-    private final Map<String, SchemaReader> readers = new ConcurrentHashMap<>();
+    private final KeyedView<SchemaReader> readers;
     private final Clock clock;
-    private TopicFollower<String, SchemaReader> follower;
 
-    SchemaReaders(Clock clock) {
+    SchemaReaders(KeyedView<SchemaReader> readers, Clock clock) {
+        this.readers = readers;
         this.clock = clock;
     }
 
@@ -70,40 +65,25 @@ public final class SchemaReaders implements AutoCloseable {
      * guarded), then follows it on a daemon thread.
      */
     public static SchemaReaders follow(KafkaSettings kafka) {
-        SchemaReaders readers = new SchemaReaders(Clock.systemUTC());
-        var props = kafka.clientProps("tally-schema-readers");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        var topic = Topics.SCHEMA_READERS;
-        var consumer = new KafkaConsumer<>(props, topic.keySerde().deserializer(), topic.valueSerde().deserializer());
+        CompactedTopicView<SchemaReader> view = new CompactedTopicView<>(kafka, Topics.SCHEMA_READERS);
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
         try {
-            List<TopicPartition> parts = consumer.partitionsFor(topic.name(), TIMEOUT).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT);
-            long deadline = System.nanoTime() + TIMEOUT.toNanos();
-            while (parts.stream().anyMatch(tp -> consumer.position(tp, TIMEOUT) < ends.get(tp))) {
+            while (!view.caughtUp()) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading " + topic.name() + " took over " + TIMEOUT.toSeconds() + " s");
+                    throw new IllegalStateException("reading " + Topics.SCHEMA_READERS.name() + " took over "
+                            + TIMEOUT.toSeconds() + " s");
                 }
-                consumer.poll(Duration.ofMillis(200)).forEach(readers::accept);
+                Thread.sleep(20);
             }
+        } catch (InterruptedException e) {
+            view.close();
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while reading " + Topics.SCHEMA_READERS.name(), e);
         } catch (RuntimeException e) {
-            consumer.close();
+            view.close();
             throw e;
         }
-        readers.follower = TopicFollower.start(consumer, "tally-schema-readers", Duration.ofMillis(500),
-                batch -> batch.forEach(readers::accept));
-        return readers;
-    }
-
-    void accept(ConsumerRecord<String, SchemaReader> r) {
-        if (r.value() == null) {
-            readers.remove(r.key());
-        } else {
-            readers.put(r.key(), r.value());
-        }
+        return new SchemaReaders(view, Clock.systemUTC());
     }
 
     /**
@@ -112,7 +92,7 @@ public final class SchemaReaders implements AutoCloseable {
      */
     public Optional<String> cannotRead(String topic, long fingerprint) {
         Instant now = clock.instant();
-        return unable(readers.values(), topic, fingerprint, now).map(r -> r.getApplication() + " instance "
+        return unable(readers.snapshot().values(), topic, fingerprint, now).map(r -> r.getApplication() + " instance "
                 + r.getInstance() + " (heard from " + Duration.between(r.getRefreshedAt(), now).toSeconds()
                 + " s ago) cannot read this version's " + topic + " records; upgrade it first");
     }
@@ -181,8 +161,12 @@ public final class SchemaReaders implements AutoCloseable {
 
     @Override
     public void close() {
-        if (follower != null) {
-            follower.close();
+        if (readers instanceof AutoCloseable followed) {
+            try {
+                followed.close();
+            } catch (Exception e) {
+                LOG.warn("closing the view of {}: {}", Topics.SCHEMA_READERS.name(), e.toString());
+            }
         }
     }
 }

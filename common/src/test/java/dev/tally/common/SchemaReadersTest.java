@@ -7,8 +7,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.HashMap;
 import java.util.List;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
+import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /** The rule table of {@link SchemaReaders}: who may refuse an append, and for how long. */
@@ -51,18 +53,39 @@ class SchemaReadersTest {
 
     @Test
     void theFollowedTopicAddsReplacesAndForgetsReadersAndNamesTheOneThatCannotRead() {
-        SchemaReaders readers = new SchemaReaders(Clock.fixed(NOW, ZoneOffset.UTC));
+        Map<String, SchemaReader> topic = new HashMap<>(); // what the compacted topic holds now
+        SchemaReaders readers = new SchemaReaders(new MapView(topic), Clock.fixed(NOW, ZoneOffset.UTC));
         String key = SchemaReaders.key("tally-vote-processor", "b", COMMANDS);
-        readers.accept(new ConsumerRecord<>("tally.schema-readers", 0, 0, key,
-                reader("b", COMMANDS, List.of(5L), Duration.ofSeconds(42))));
+        topic.put(key, reader("b", COMMANDS, List.of(5L), Duration.ofSeconds(42)));
         assertThat(readers.cannotRead(COMMANDS, 7L)).hasValueSatisfying(why -> assertThat(why)
                 .contains("tally-vote-processor instance b", "42 s ago", COMMANDS, "upgrade it first"));
-        readers.accept(new ConsumerRecord<>("tally.schema-readers", 0, 1, key,
-                reader("b", COMMANDS, List.of(5L, 7L), Duration.ZERO)));
+        topic.put(key, reader("b", COMMANDS, List.of(5L, 7L), Duration.ZERO));
         assertThat(readers.cannotRead(COMMANDS, 7L)).as("upgraded in place").isEmpty();
-        readers.accept(new ConsumerRecord<>("tally.schema-readers", 0, 2, key,
-                reader("b", COMMANDS, List.of(5L), Duration.ZERO)));
-        readers.accept(new ConsumerRecord<String, SchemaReader>("tally.schema-readers", 0, 3, key, null));
+        topic.put(key, reader("b", COMMANDS, List.of(5L), Duration.ZERO));
+        topic.remove(key);
         assertThat(readers.cannotRead(COMMANDS, 7L)).as("a tombstone removes it").isEmpty();
+    }
+
+    /** The view over a map the test writes, as CompactedTopicView is over the topic. */
+    private record MapView(Map<String, SchemaReader> values) implements KeyedView<SchemaReader> {
+        @Override
+        public Optional<SchemaReader> get(String key) {
+            return Optional.ofNullable(values.get(key));
+        }
+
+        @Override
+        public Map<String, SchemaReader> snapshot() {
+            return Map.copyOf(values);
+        }
+
+        @Override
+        public boolean caughtUp() {
+            return true;
+        }
+
+        @Override
+        public void applyLocal(String key, SchemaReader value) {
+            values.put(key, value);
+        }
     }
 }

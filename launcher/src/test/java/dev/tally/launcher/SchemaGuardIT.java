@@ -2,6 +2,7 @@ package dev.tally.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.common.CompactedTopicView;
 import dev.tally.common.KafkaSettings;
 import dev.tally.common.TopicScan;
 import dev.tally.processor.VoteProcessorConfig;
@@ -148,16 +149,11 @@ class SchemaGuardIT {
         return last;
     }
 
-    private static Map<String, SchemaReader> readers(KafkaSettings kafka) {
-        Map<String, SchemaReader> readers = new HashMap<>();
-        TopicScan.readAll(kafka, Topics.SCHEMA_READERS, r -> {
-            if (r.value() == null) {
-                readers.remove(r.key());
-            } else {
-                readers.put(r.key(), r.value());
-            }
-        });
-        return readers;
+    private static Map<String, SchemaReader> readers(KafkaSettings kafka) throws InterruptedException {
+        try (var view = new CompactedTopicView<>(kafka, Topics.SCHEMA_READERS)) {
+            view.awaitCaughtUp();
+            return view.snapshot();
+        }
     }
 
     private static long commandsWritten(KafkaSettings kafka) throws Exception {
