@@ -99,6 +99,12 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
     int producers;
 
+    @Option(names = "--networks", defaultValue = "0", paramLabel = "N",
+            description = "Kafka path: every command carries one of N network buckets, as every HTTP vote does "
+                    + "(the fraud-detector's network watch then counts each; 0: none, as from a trusted upstream "
+                    + "service) [${DEFAULT-VALUE}]")
+    int networks;
+
     @Option(names = "--warmup", defaultValue = "30000", paramLabel = "N",
             description = "votes sent and processed before the measured run, excluded from every figure except the "
                     + "lost/double-counted audit (0: none) [${DEFAULT-VALUE}]")
@@ -341,7 +347,7 @@ final class BenchCommand implements Callable<Integer> {
     private void send(KafkaSettings kafka, HttpDriver http, Workload load, LoadStats stats, ViewFollower follower)
             throws InterruptedException {
         if (http == null) {
-            KafkaLoad.run(kafka, load, producers, stats, follower);
+            KafkaLoad.run(kafka, load, producers, stats, follower, Duration.ofMillis(KafkaLoad.LINGER_MS), networks);
         } else {
             HttpLoad.run(http, load, connections, stats, follower);
         }

@@ -23,7 +23,7 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  */
 public final class KafkaLoad {
     static final int MAX_BATCH = 200;
-    static final int LINGER_MS = 5;
+    public static final int LINGER_MS = 5;
 
     private KafkaLoad() {}
 
@@ -35,10 +35,20 @@ public final class KafkaLoad {
     /** @param linger how long a partition's batch waits for more votes after its first */
     public static void run(KafkaSettings kafka, Workload workload, int threads, LoadStats stats, ViewFollower follower,
                            Duration linger) throws InterruptedException {
+        run(kafka, workload, threads, stats, follower, linger, 0);
+    }
+
+    /**
+     * @param networks how many network buckets the commands carry, each vote's drawn from its sequence number
+     *                 (0: none, as a trusted upstream service sends; every HTTP vote carries one)
+     */
+    public static void run(KafkaSettings kafka, Workload workload, int threads, LoadStats stats, ViewFollower follower,
+                           Duration linger, int networks) throws InterruptedException {
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             int id = t;
-            Thread worker = new Thread(() -> produce(kafka, workload, id, stats, follower, linger.toNanos()), "bench-producer-" + t);
+            Thread worker = new Thread(() -> produce(kafka, workload, id, stats, follower, linger.toNanos(), networks),
+                    "bench-producer-" + t);
             worker.start();
             workers.add(worker);
         }
@@ -48,7 +58,7 @@ public final class KafkaLoad {
     }
 
     private static void produce(KafkaSettings kafka, Workload workload, int id, LoadStats stats, ViewFollower follower,
-                                long lingerNanos) {
+                                long lingerNanos, int networks) {
         var props = kafka.producerProps("tally-bench-" + id, Duration.ofSeconds(120));
         props.put(ProducerConfig.LINGER_MS_CONFIG, 5);
         props.put(ProducerConfig.BATCH_SIZE_CONFIG, 64 * 1024);
@@ -63,7 +73,8 @@ public final class KafkaLoad {
                 Workload.Vote vote = workload.vote(seq, random);
                 VoteCommand command = VoteCommand.newBuilder()
                         .setCommandId(new UUID(random.nextLong(), random.nextLong()).toString())
-                        .setVoter(vote.voter()).setItemType(Workload.ITEM_TYPE).setItemId(vote.itemId())
+                        .setVoter(vote.voter()).setNetwork(networks == 0 ? null : network(seq, networks))
+                        .setItemType(Workload.ITEM_TYPE).setItemId(vote.itemId())
                         .setAction(CommandAction.VOTE).setVoteValue(vote.value()).setMode(VoteMode.SET)
                         .setRequestHash("").setReplyPartition(-1).setReceivedAt(Instant.now()).build();
                 int partition = Topics.voterPartition(vote.voter(), partitions);
@@ -75,6 +86,12 @@ public final class KafkaLoad {
         } catch (RuntimeException e) {
             stats.crashed(e);
         }
+    }
+
+    /** A network bucket as long as the API's (64 hex characters of a keyed hash), spread by a mix of the sequence. */
+    static String network(long seq, int networks) {
+        long bucket = Math.floorMod(seq * 0x9E3779B97F4A7C15L, (long) networks);
+        return String.format("%064x", bucket);
     }
 
     /**
