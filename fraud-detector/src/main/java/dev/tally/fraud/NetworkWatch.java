@@ -6,24 +6,41 @@ import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Per hashed network (commands repartitioned by network): more than {@code clusterVoters} distinct voters
- * within {@code clusterWindow} raises a challenge flag ({@code net:<hash>}); over the daily quota per
+ * Per hashed network ({@code tally.network-commands}, keyed by network): more than {@code clusterVoters} distinct
+ * voters within {@code clusterWindow} raises a challenge flag ({@code net:<hash>}); over the daily quota per
  * network ({@code netday:<hash>}) or per network and item ({@code netitem:<hash>:<type>:<id>}) raises a
  * quota flag until UTC midnight. Time is the command's {@code received_at}.
+ *
+ * <p>What one vote costs stays bounded however busy its network: the network's record
+ * ({@value FraudTopology#NETWORK_STORE}) keeps only the {@code clusterVoters + 1} latest voters of the window —
+ * exactly as good for the rule, since an evicted voter is older than every kept one and leaves the window first —
+ * and the per-item counts are records of their own ({@value FraudTopology#NETWORK_ITEM_STORE}, keyed
+ * {@code <day>|<network>|<item>}). Network hashes change every UTC day, so an hourly wall-clock purge deletes
+ * what is older than yesterday: the stores hold about two days of networks, not every network ever seen.
  */
 final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String, FraudFlag> {
     private static final long DAY_MS = 86_400_000L;
+    static final Duration PURGE_INTERVAL = Duration.ofHours(1);
+    private static final int PURGE_CHUNK = 10_000;
     private final FraudDetectorConfig config;
     private KeyValueStore<String, NetworkActivity> store;
+    private KeyValueStore<String, Integer> itemDays;
 
     NetworkWatch(FraudDetectorConfig config) {
         this.config = config;
@@ -33,6 +50,8 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
     public void init(ProcessorContext<String, FraudFlag> context) {
         super.init(context);
         store = context.getStateStore(FraudTopology.NETWORK_STORE);
+        itemDays = context.getStateStore(FraudTopology.NETWORK_ITEM_STORE);
+        context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purge);
     }
 
     @Override
@@ -47,15 +66,13 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
         if (a == null) {
             a = new NetworkActivity(new HashMap<>(), 0, 0, new HashMap<>(), 0L);
         }
-        Map<String, Long> voters = new HashMap<>();
-        long windowMs = config.clusterWindow().toMillis();
-        a.getVoters().forEach((v, t) -> {
-            if (t > now - windowMs) {
-                voters.put(v, t);
-            }
-        });
+        Map<String, Long> voters = a.getVoters(); // decoded afresh on every read: ours to change
+        long windowStart = now - config.clusterWindow().toMillis();
+        voters.values().removeIf(t -> t <= windowStart);
         voters.put(c.getVoter(), now);
-        a.setVoters(voters);
+        if (voters.size() > config.clusterVoters() + 1) {
+            voters.entrySet().stream().min(Map.Entry.comparingByValue()).map(Map.Entry::getKey).ifPresent(voters::remove);
+        }
         if (voters.size() > config.clusterVoters() && a.getChallengeUntil() <= now) {
             long until = now + config.challengeFor().toMillis();
             a.setChallengeUntil(until);
@@ -66,23 +83,76 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
         if (a.getDay() != today) {
             a.setDay(today);
             a.setDayCount(0);
-            a.setItemDayCounts(new HashMap<>());
+            a.getItemDayCounts().clear();
         }
+        moveItemCountsOut(network, a);
         long midnight = (today + 1L) * DAY_MS;
         a.setDayCount(a.getDayCount() + 1);
         if (a.getDayCount() == config.networkDailyLimit() + 1) {
             flag(FlagKey.networkDay(network).toString(), FlagKind.QUOTA, "over " + config.networkDailyLimit() + " votes today", now, midnight);
         }
         ItemKey itemKey = new ItemKey(c.getItemType(), c.getItemId());
-        String item = itemKey.toString();
-        Map<String, Integer> perItem = new HashMap<>(a.getItemDayCounts());
-        int n = perItem.merge(item, 1, Integer::sum);
-        a.setItemDayCounts(perItem);
+        String dayKey = itemDayKey(today, network, itemKey.toString());
+        Integer before = itemDays.get(dayKey);
+        int n = (before == null ? 0 : before) + 1;
+        itemDays.put(dayKey, n);
         if (n == config.networkItemDailyLimit() + 1) {
             flag(FlagKey.networkItem(network, itemKey).toString(), FlagKind.QUOTA, "over " + config.networkItemDailyLimit()
                     + " votes on one item today", now, midnight);
         }
         store.put(network, a);
+    }
+
+    /** A record written before the per-item counts had a store of their own carries today's counts inside it. */
+    private void moveItemCountsOut(String network, NetworkActivity a) {
+        if (!a.getItemDayCounts().isEmpty()) {
+            a.getItemDayCounts().forEach((item, n) -> itemDays.put(itemDayKey(a.getDay(), network, item), n));
+            a.getItemDayCounts().clear();
+        }
+    }
+
+    /** {@code <day, six digits>|<network>|<type:id>}: ordered by day first, so a purge is one range. */
+    static String itemDayKey(int day, String network, String item) {
+        return String.format(Locale.ROOT, "%06d|%s|%s", day, network, item);
+    }
+
+    /** Deletes every network record and per-item count of a day before yesterday (wall clock). */
+    private void purge(long wallClockMs) {
+        int yesterday = (int) Math.floorDiv(wallClockMs, DAY_MS) - 1;
+        deleteWhere(itemDays, String.format(Locale.ROOT, "%06d|", yesterday), (k, v) -> true);
+        deleteWhere(store, null, (k, a) -> a.getDay() < yesterday && a.getChallengeUntil() <= wallClockMs);
+    }
+
+    private interface Old<V> {
+        boolean test(String key, V value);
+    }
+
+    /**
+     * Deletes the keys up to {@code to} (null: all) that are {@code old}, {@value #PURGE_CHUNK} keys looked at per
+     * pass, so a big day is never one list in memory; each pass's iterator is closed before it deletes.
+     */
+    private static <V> void deleteWhere(KeyValueStore<String, V> store, String to, Old<V> old) {
+        String from = null;
+        while (true) {
+            List<String> doomed = new ArrayList<>();
+            String last = null;
+            boolean more;
+            try (KeyValueIterator<String, V> it = store.range(from, to)) {
+                for (int seen = 0; seen < PURGE_CHUNK && it.hasNext(); seen++) {
+                    KeyValue<String, V> kv = it.next();
+                    last = kv.key;
+                    if (old.test(kv.key, kv.value)) {
+                        doomed.add(kv.key);
+                    }
+                }
+                more = it.hasNext();
+            }
+            doomed.forEach(store::delete);
+            if (!more) {
+                return;
+            }
+            from = last; // inclusive: the last key again, if it was kept, then the next chunk
+        }
     }
 
     private void flag(String key, FlagKind kind, String reason, long now, long until) {

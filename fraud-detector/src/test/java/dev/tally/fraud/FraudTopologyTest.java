@@ -6,6 +6,7 @@ import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
+import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schemas.Topics;
@@ -27,7 +28,7 @@ class FraudTopologyTest {
     private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig("t", Duration.ofMillis(100), 10,
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
-    private final TestInputTopic<String, VoteCommandBatch> commands;
+    private final TestInputTopic<String, VoteCommandBatch> networks;
     private final TestInputTopic<String, CountDelta> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
@@ -35,9 +36,9 @@ class FraudTopologyTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props);
-        commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
-                Topics.VOTE_COMMANDS.valueSerde().serializer());
+        driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props, T0);
+        networks = driver.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
+                Topics.NETWORK_COMMANDS.valueSerde().serializer());
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer());
         flags = driver.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
@@ -50,11 +51,16 @@ class FraudTopologyTest {
     }
 
     private void vote(String voter, String network, String item, Instant at) {
+        vote(networks, voter, network, item, at);
+        delta(item, 1, at); // what the vote-processor's count delta of this one command says
+    }
+
+    private static void vote(TestInputTopic<String, VoteCommandBatch> networks, String voter, String network, String item,
+                             Instant at) {
         VoteCommand c = VoteCommand.newBuilder().setCommandId(UUID.randomUUID().toString()).setVoter(voter)
                 .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
                 .setVoteValue(1).setReceivedAt(at).build();
-        commands.pipeInput(voter, Topics.batchOf(c), at);
-        delta(item, 1, at); // what the vote-processor's count delta of this one command says
+        networks.pipeInput(network, Topics.batchOf(c), at); // what the vote-processor writes for a command with a network
     }
 
     /** A count delta of the vote-processor summing {@code n} commands on {@code item}, the latest at {@code at}. */
@@ -176,5 +182,91 @@ class FraudTopologyTest {
 
         assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).contains("item:post:busy");
         assertThat(ItemWatch.threshold(new dev.tally.schema.ItemBurst(0L, 0, 2L, 10.0, 0.0, 0L))).isEqualTo(10.0);
+    }
+
+    @Test
+    void aBusyNetworkKeepsOnlyTheVotersTheRuleNeedsAndItsItemCountsApart() {
+        for (int i = 0; i < 500; i++) {
+            vote("v" + i, "netBusy", "i" + (i % 50), T0.plusMillis(100L * i));
+        }
+        NetworkActivity a = driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE).get("netBusy");
+        assertThat(a.getVoters()).as("clusterVoters + 1 latest").hasSize(11).containsKey("v499");
+        assertThat(a.getItemDayCounts()).isEmpty();
+        assertThat(a.getDayCount()).isEqualTo(500);
+        int day = (int) (T0.toEpochMilli() / 86_400_000L);
+        assertThat(driver.<String, Integer>getKeyValueStore(FraudTopology.NETWORK_ITEM_STORE)
+                .get(NetworkWatch.itemDayKey(day, "netBusy", "post:i7"))).isEqualTo(10);
+    }
+
+    /**
+     * Against a model that keeps every voter of the window: the capped window raises exactly the same challenges,
+     * at the same votes, over random traffic from a few networks (each challenge expiring and rising again).
+     */
+    @Test
+    void theCappedWindowChallengesExactlyWhenAnUncappedOneWould() {
+        FraudDetectorConfig config = new FraudDetectorConfig("t", Duration.ofMillis(100), 5, Duration.ofSeconds(30),
+                Duration.ofSeconds(60), 1_000_000, 1_000_000, Duration.ofMinutes(5), 1_000_000);
+        Properties props = new Properties();
+        props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-model-test");
+        props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+        try (TopologyTestDriver model = new TopologyTestDriver(FraudTopology.build(config), props, T0)) {
+            var in = model.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
+                    Topics.NETWORK_COMMANDS.valueSerde().serializer());
+            var out = model.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
+                    Topics.FRAUD_FLAGS.valueSerde().deserializer());
+            java.util.Random random = new java.util.Random(7);
+            java.util.Map<String, java.util.Map<String, Long>> windows = new java.util.HashMap<>();
+            java.util.Map<String, Long> challengedUntil = new java.util.HashMap<>();
+            List<String> expected = new java.util.ArrayList<>();
+            Instant at = T0;
+            for (int i = 0; i < 4000; i++) {
+                at = at.plusMillis(random.nextInt(3000));
+                String network = "net" + random.nextInt(3);
+                String voter = "v" + random.nextInt(40);
+                long now = at.toEpochMilli();
+                var voters = windows.computeIfAbsent(network, n -> new java.util.HashMap<>());
+                voters.values().removeIf(t -> t <= now - 30_000);
+                voters.put(voter, now);
+                if (voters.size() > 5 && challengedUntil.getOrDefault(network, 0L) <= now) {
+                    challengedUntil.put(network, now + 60_000);
+                    expected.add("net:" + network + "@" + now);
+                }
+                vote(in, voter, network, "i" + i, at);
+            }
+            List<String> raised = out.readValuesToList().stream()
+                    .map(f -> f.getKey() + "@" + f.getRaisedAt().toEpochMilli()).toList();
+            assertThat(expected).hasSizeGreaterThan(10);
+            assertThat(raised).containsExactlyElementsOf(expected);
+        }
+    }
+
+    @Test
+    void yesterdaysNetworksAreKeptAndOlderOnesPurged() {
+        vote("v1", "netOld", "target", T0);
+        var activity = driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE);
+        var itemDays = driver.<String, Integer>getKeyValueStore(FraudTopology.NETWORK_ITEM_STORE);
+
+        driver.advanceWallClockTime(Duration.ofDays(1)); // T0's day is yesterday now
+        assertThat(activity.get("netOld")).isNotNull();
+        assertThat(itemDays.approximateNumEntries()).isEqualTo(1);
+
+        vote("v2", "netToday", "target", T0.plus(Duration.ofDays(1)));
+        driver.advanceWallClockTime(Duration.ofDays(1));
+        assertThat(activity.get("netOld")).as("two days old").isNull();
+        assertThat(activity.get("netToday")).isNotNull();
+        int day = (int) (T0.toEpochMilli() / 86_400_000L);
+        assertThat(itemDays.get(NetworkWatch.itemDayKey(day, "netOld", "post:target"))).isNull();
+        assertThat(itemDays.get(NetworkWatch.itemDayKey(day + 1, "netToday", "post:target"))).isEqualTo(1);
+    }
+
+    @Test
+    void aRecordFromBeforeCarriesItsItemCountsIntoTheirOwnStore() {
+        int day = (int) (T0.toEpochMilli() / 86_400_000L);
+        driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE).put("netB",
+                new NetworkActivity(new java.util.HashMap<>(), day, 10, new java.util.HashMap<>(java.util.Map.of("post:target", 10)), 0L));
+
+        vote("v10", "netB", "target", T0.plusSeconds(1));
+
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).containsExactly("netitem:netB:post:target");
     }
 }

@@ -37,8 +37,8 @@ import org.junit.jupiter.api.Test;
  * a botnet inside one /24, a brigade of brand-new voters on one item, and a slow drip from many networks.
  * Commands go through the API's rules on the fraud flags (quota → 429, clustering → 403 unless a
  * challenge is passed; bots never pass), then to the real vote-processor topology; the real
- * fraud-detector topology watches every command that reached Kafka, and its flags flow into both. The
- * test reports precision and recall of what was refused or quarantined, and proves nothing is lost:
+ * fraud-detector topology watches every command with a network that the processor passes on, and its flags
+ * flow into both. The test reports precision and recall of what was refused or quarantined, and proves nothing is lost:
  * every held vote ends counted or recorded as discarded, and the counts equal the accepted votes.
  */
 class AttackSimulationTest {
@@ -77,8 +77,10 @@ class AttackSimulationTest {
                     Topics.COUNT_DELTAS.valueSerde().deserializer());
             var quarantine = processor.createOutputTopic(Topics.QUARANTINE.name(), Topics.QUARANTINE.keySerde().deserializer(),
                     Topics.QUARANTINE.valueSerde().deserializer());
-            var fraudIn = fraud.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
-                    Topics.VOTE_COMMANDS.valueSerde().serializer());
+            var networks = processor.createOutputTopic(Topics.NETWORK_COMMANDS.name(),
+                    Topics.NETWORK_COMMANDS.keySerde().deserializer(), Topics.NETWORK_COMMANDS.valueSerde().deserializer());
+            var fraudIn = fraud.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
+                    Topics.NETWORK_COMMANDS.valueSerde().serializer());
             var fraudDeltas = fraud.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                     Topics.COUNT_DELTAS.valueSerde().serializer());
             var fraudOut = fraud.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
@@ -98,13 +100,10 @@ class AttackSimulationTest {
                     tally[1]++;
                     continue;
                 }
-                fraudIn.pipeInput(c.getVoter(), Topics.batchOf(c), c.getReceivedAt()); // the network watch reads the commands
-                for (FraudFlag f : fraudOut.readValuesToList()) {
-                    flags.put(f.getKey(), f);
-                    processorFlags.pipeInput(f.getKey(), f);
-                }
                 commands.pipeInput(c.getVoter(), Topics.batchOf(c), c.getReceivedAt());
                 VoteOutcome o = outcomes.readValue().getOutcomes().get(0);
+                // the network watch reads the commands with a network that the processor passes on
+                networks.readKeyValuesToList().forEach(n -> fraudIn.pipeInput(n.key, n.value, c.getReceivedAt()));
                 // the burst watch reads the processor's count deltas, flushed every 100 ms
                 processor.advanceWallClockTime(Duration.ofMillis(100));
                 for (var d : deltas.readKeyValuesToList()) {

@@ -19,18 +19,20 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 
 /**
- * A command no service can read — bytes that are not a vote command, written to
- * {@code tally.vote-commands} by someone else — lands in {@code tally.dead-letters} with its source and
- * the error; the watch counts it for the gauge and {@code /readyz}; {@code list} shows it and why;
- * {@code replay} feeds it back to its source topic once (both applications that read the topic
- * dead-lettered it, it goes back once), after which it is marked replayed and a second replay sends
- * only what is new.
+ * Records no service can read — bytes that are neither a vote command nor a count delta, written to
+ * {@code tally.vote-commands} and {@code tally.count-deltas} by someone else — land in {@code tally.dead-letters}
+ * with their source and the error (the commands' from the vote-processor, the deltas' from both applications
+ * that read them, the count-projector and the fraud-detector); the watch counts them for the gauge and
+ * {@code /readyz}; {@code list} shows each and why; {@code replay} feeds each back to its source topic once,
+ * however many readers dead-lettered it, after which it is marked replayed and a second replay sends only what
+ * is new.
  */
 class DeadLettersIT {
-    private static final byte[] GARBAGE = "not an avro vote command".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] GARBAGE = "neither a vote command nor a count delta".getBytes(StandardCharsets.UTF_8);
+    private static final List<String> SOURCES = List.of(Topics.VOTE_COMMANDS.name(), Topics.COUNT_DELTAS.name());
 
     @Test
-    void anUnreadableCommandIsCountedShownWithItsCauseAndReplayedOnce() throws Exception {
+    void unreadableRecordsAreCountedShownWithTheirCauseAndReplayedOnce() throws Exception {
         TallyNode node = TallyNode.start(WalkingSkeletonIT.env(SharedBroker.dataDir("dead-letters")),
                 EnumSet.allOf(TallyNode.Service.class));
         try (TallyMetrics metrics = new TallyMetrics()) {
@@ -39,32 +41,38 @@ class DeadLettersIT {
             long before = ours(DeadLetters.list(kafka)).size();
             try (var producer = new KafkaProducer<>(kafka.producerProps("dead-letters-it", Duration.ofSeconds(10)),
                     new ByteArraySerializer(), new ByteArraySerializer())) {
-                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), 0, "k".getBytes(StandardCharsets.UTF_8), GARBAGE)).get();
+                for (String topic : SOURCES) {
+                    producer.send(new ProducerRecord<>(topic, 0, "k".getBytes(StandardCharsets.UTF_8), GARBAGE)).get();
+                }
             }
-            await(() -> ours(list(kafka)).size() >= before + 2, "dead-lettered by the vote-processor and the fraud-detector");
-            List<DeadLetters.Letter> letters = ours(DeadLetters.list(kafka));
-            DeadLetters.Letter first = letters.get(letters.size() - 1);
-            System.out.println("DeadLettersIT: " + first.line());
-            assertThat(first.sourceTopic()).isEqualTo(Topics.VOTE_COMMANDS.name());
-            assertThat(first.sourcePartition()).isZero();
-            assertThat(first.exception()).as("the error that put it there").isNotEqualTo("?");
-            assertThat(first.replayed()).isFalse();
+            await(() -> ours(list(kafka)).size() >= before + 3,
+                    "dead-lettered by the vote-processor, the count-projector and the fraud-detector");
+            List<DeadLetters.Letter> fresh = ours(DeadLetters.list(kafka)).stream().filter(l -> !l.replayed()).toList();
+            fresh.forEach(l -> System.out.println("DeadLettersIT: " + l.line()));
+            assertThat(fresh).extracting(DeadLetters.Letter::sourceTopic).containsExactlyInAnyOrder(
+                    Topics.VOTE_COMMANDS.name(), Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.name());
+            assertThat(fresh).allSatisfy(l -> {
+                assertThat(l.sourcePartition()).isZero();
+                assertThat(l.exception()).as("the error that put it there").isNotEqualTo("?");
+            });
 
             try (DeadLetterWatch watch = new DeadLetterWatch(kafka, metrics)) {
-                await(() -> watch.pending() >= 2, "the watch counts them");
+                await(() -> watch.pending() >= 3, "the watch counts them");
                 assertThat(watch.warnings()).singleElement().asString().contains("dead-letters list");
                 assertThat(metrics.scrape()).contains("tally_dead_letters_pending");
             }
 
             List<DeadLetters.Letter> sent = ours(DeadLetters.replay(kafka));
-            assertThat(sent).as("one source record, sent back once").hasSize(1);
+            assertThat(sent).as("each source record sent back once").extracting(DeadLetters.Letter::sourceTopic)
+                    .containsExactlyInAnyOrderElementsOf(SOURCES);
             assertThat(ours(DeadLetters.list(kafka)).stream().filter(DeadLetters.Letter::replayed).count())
-                    .isGreaterThanOrEqualTo(2);
-            // still unreadable, so the services dead-letter it again, from its new offset in the source topic
-            await(() -> ours(list(kafka)).stream().anyMatch(l -> !l.replayed()), "fed back and dead-lettered again");
+                    .isGreaterThanOrEqualTo(3);
+            // still unreadable, so the services dead-letter them again, from their new offsets in the source topics
+            await(() -> ours(list(kafka)).stream().filter(l -> !l.replayed()).count() >= 3, "fed back and dead-lettered again");
             List<DeadLetters.Letter> again = ours(DeadLetters.replay(kafka));
-            assertThat(again).hasSize(1);
-            assertThat(again.get(0).sourceOffset()).as("the replayed copy, not the first record").isNotEqualTo(first.sourceOffset());
+            assertThat(again).extracting(DeadLetters.Letter::sourceTopic).containsExactlyInAnyOrderElementsOf(SOURCES);
+            assertThat(again).allSatisfy(l -> assertThat(fresh).as("the replayed copies, not the first records")
+                    .noneMatch(f -> f.sourceTopic().equals(l.sourceTopic()) && f.sourceOffset() == l.sourceOffset()));
         } finally {
             node.close();
         }

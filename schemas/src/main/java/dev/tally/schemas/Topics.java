@@ -29,6 +29,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #VOTE_OUTCOMES}: one batch of answers per command batch and waiting API instance, written to the
  *       partition that instance reads.</li>
  *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
+ *   <li>{@link #NETWORK_COMMANDS}: keyed by hashed network; the commands of each batch that carried a network, grouped
+ *       by network, as the vote-processor read them: what the fraud-detector's network watch counts.</li>
  *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
@@ -61,6 +63,8 @@ public final class Topics {
                     o -> new VoteOutcomeBatch(new java.util.ArrayList<>(java.util.List.of(o)))), false, days(1));
     public static final Topic<String, CountDelta> COUNT_DELTAS =
             new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false, days(7));
+    public static final Topic<String, VoteCommandBatch> NETWORK_COMMANDS =
+            new Topic<>("tally.network-commands", KEY, AvroSerde.of(VoteCommandBatch.class), false, days(7));
     public static final Topic<String, ItemCounts> ITEM_COUNTS =
             new Topic<>("tally.item-counts", KEY, AvroSerde.of(ItemCounts.class), true, FOREVER);
     public static final Topic<String, QuarantineRecord> QUARANTINE =
@@ -88,7 +92,7 @@ public final class Topics {
 
     /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
     public static final List<Topic<?, ?>> ALL =
-            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, ITEM_COUNTS, QUARANTINE,
+            List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, NETWORK_COMMANDS, ITEM_COUNTS, QUARANTINE,
                     REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store ({@link ItemKey}'s wire form). */

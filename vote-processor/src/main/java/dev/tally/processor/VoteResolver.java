@@ -26,7 +26,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The vote-processor's one processor: hands each command of a batch, in order, and each moderation
  * decision to {@link VoteDecider}, and forwards what every {@link Decision} says — the event to
  * {@code tally.vote-events}, a held command to {@code tally.quarantine}, and the batch's answers to each
- * waiting API instance as one {@code tally.vote-outcomes} record. A wall-clock punctuator forwards the
+ * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network go to
+ * {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's network watch
+ * counts what reached Kafka, and so never reads the command stream itself). A wall-clock punctuator forwards the
  * pending count deltas ({@link PendingDeltas}: a changelogged store, so a crash restores them exactly as
  * of the last committed transaction and the input replays from there: no vote lost or counted twice).
  */
@@ -85,6 +87,24 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 emit(decision, record.timestamp());
             }
             sendAnswers(record.timestamp());
+            sendNetworks(batch, record.timestamp());
+        }
+    }
+
+    /** The batch's commands that carried a network, one record per network, in their order. */
+    private void sendNetworks(VoteCommandBatch batch, long timestamp) {
+        Map<String, List<VoteCommand>> byNetwork = null; // most batches carry none: nothing allocated
+        for (VoteCommand command : batch.getCommands()) {
+            if (command.getNetwork() != null) {
+                if (byNetwork == null) {
+                    byNetwork = new LinkedHashMap<>();
+                }
+                byNetwork.computeIfAbsent(command.getNetwork(), n -> new ArrayList<>()).add(command);
+            }
+        }
+        if (byNetwork != null) {
+            byNetwork.forEach((network, commands) -> context().forward(
+                    new Record<>(network, (Object) new VoteCommandBatch(commands), timestamp), VoteTopology.NETWORK_SINK));
         }
     }
 

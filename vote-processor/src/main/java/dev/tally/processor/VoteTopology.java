@@ -25,7 +25,8 @@ import org.apache.kafka.streams.state.Stores;
  * {@value #IDEMPOTENCY_STORE} (voter|key → first answer) and per-voter limits in {@value #VOTER_QUOTAS_STORE},
  * and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
- * by item) and {@code tally.vote-outcomes} (to the partition the waiting API reads). All values Avro.
+ * by item), {@code tally.vote-outcomes} (to the partition the waiting API reads) and {@code tally.network-commands}
+ * (the commands that carried a network, keyed by it, for the fraud-detector). All values Avro.
  */
 public final class VoteTopology {
     public static final String VOTER_ITEM_STORE = "voter-item-state";
@@ -46,6 +47,7 @@ public final class VoteTopology {
     static final String EVENTS_SINK = "vote-events-sink";
     static final String DELTAS_SINK = "count-deltas-sink";
     static final String OUTCOMES_SINK = "vote-outcomes-sink";
+    static final String NETWORK_SINK = "network-commands-sink";
 
     private VoteTopology() {}
 
@@ -83,6 +85,8 @@ public final class VoteTopology {
                 Topics.VOTE_EVENTS.valueSerde().serializer(), RESOLVER);
         topology.addSink(DELTAS_SINK, Topics.COUNT_DELTAS.name(), Serdes.String().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer(), RESOLVER);
+        topology.addSink(NETWORK_SINK, Topics.NETWORK_COMMANDS.name(), Serdes.String().serializer(),
+                Topics.NETWORK_COMMANDS.valueSerde().serializer(), RESOLVER);
         topology.addSink(QUARANTINE_SINK, Topics.QUARANTINE.name(), Serdes.String().serializer(),
                 Topics.QUARANTINE.valueSerde().serializer(), RESOLVER);
         topology.addSink(OUTCOMES_SINK, Topics.VOTE_OUTCOMES.name(), Serdes.String().serializer(),

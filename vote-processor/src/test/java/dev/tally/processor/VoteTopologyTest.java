@@ -178,6 +178,31 @@ class VoteTopologyTest {
     }
 
     @Test
+    void theCommandsThatCarryANetworkGoToTheFraudDetectorOneRecordPerNetworkWhateverWasDecided() {
+        var networks = driver.createOutputTopic(Topics.NETWORK_COMMANDS.name(),
+                Topics.NETWORK_COMMANDS.keySerde().deserializer(), Topics.NETWORK_COMMANDS.valueSerde().deserializer());
+        VoteCommand a1 = net(vote("v1", "1", 1, VoteMode.SET), "netA");
+        VoteCommand plain = vote("v2", "1", 1, VoteMode.SET);
+        VoteCommand b = net(vote("v3", "2", 1, VoteMode.SET), "netB");
+        VoteCommand a2 = net(vote("v1", "1", 1, VoteMode.SET), "netA"); // unchanged: still what reached Kafka
+        fixture.sendBatch(List.of(a1, plain, b, a2));
+
+        var records = networks.readKeyValuesToList();
+        assertThat(records).extracting(r -> r.key).containsExactly("netA", "netB");
+        assertThat(records.get(0).value.getCommands()).extracting(VoteCommand::getCommandId)
+                .containsExactly(a1.getCommandId(), a2.getCommandId());
+        assertThat(records.get(1).value.getCommands()).extracting(VoteCommand::getCommandId).containsExactly(b.getCommandId());
+
+        fixture.sendBatch(List.of(vote("v4", "3", 1, VoteMode.SET)));
+        assertThat(networks.isEmpty()).as("a batch without networks writes nothing for them").isTrue();
+    }
+
+    private static VoteCommand net(VoteCommand c, String network) {
+        c.setNetwork(network);
+        return c;
+    }
+
+    @Test
     void everyAnswerOfABatchIsRelativeToTheVoterItemAsTheBatchFoundIt() {
         // twenty identical set votes in one batch: one accepted, nineteen unchanged; the counts view may not
         // reflect the batch yet, so each answer's "before" is the state the view then holds (none), and the
