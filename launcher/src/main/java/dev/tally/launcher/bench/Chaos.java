@@ -74,10 +74,8 @@ public final class Chaos implements AutoCloseable {
     }
 
     private void start(Instance instance) throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xms64m", "-Xmx256m", "-XX:+UseSerialGC",
-                "-XX:MaxDirectMemorySize=64m", "-cp", System.getProperty("java.class.path"), "dev.tally.launcher.Tally",
-                "vote-processor", "--query-port", Integer.toString(instance.queryPort));
+        ProcessBuilder builder = ChildTally.command("256m", "64m", "vote-processor", "--query-port",
+                Integer.toString(instance.queryPort));
         builder.environment().putAll(env);
         builder.environment().put("TALLY_DATA_DIR", instance.dataDir.toString()); // its own log file too
         builder.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(instance.log.toFile()));

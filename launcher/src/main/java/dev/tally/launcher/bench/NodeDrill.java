@@ -253,10 +253,7 @@ public final class NodeDrill implements AutoCloseable {
     }
 
     private void start() throws IOException {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-Xms64m", "-Xmx384m", "-XX:+UseSerialGC",
-                "-XX:MaxDirectMemorySize=128m", "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"),
-                "dev.tally.launcher.Tally", "up");
+        ProcessBuilder builder = ChildTally.command("384m", "128m", "up"); // ./tally up's defaults
         builder.environment().putAll(env);
         builder.redirectErrorStream(true).redirectOutput(log(starts++).toFile());
         startedNanos = System.nanoTime();
