@@ -40,7 +40,8 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         this.type = type;
         SpecificData model = SpecificData.getForClass(type);
         this.schema = model.getSchema(type);
-        this.encoder = new BinaryMessageEncoder<>(model, schema);
+        // no copy: encode() copies the thread's buffer into the record's bytes at once, so one copy, not two
+        this.encoder = new BinaryMessageEncoder<>(model, schema, false);
         this.decoder = new BinaryMessageDecoder<>(model, schema, SchemaHistory.store());
     }
 
