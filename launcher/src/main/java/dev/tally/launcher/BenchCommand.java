@@ -14,6 +14,7 @@ import dev.tally.launcher.bench.LoadStats;
 import dev.tally.launcher.bench.LogAudit;
 import dev.tally.launcher.bench.PostgresBaseline;
 import dev.tally.launcher.bench.ReadLoad;
+import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.Scratch;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.Workload;
@@ -265,6 +266,7 @@ final class BenchCommand implements Callable<Integer> {
                     http.open(); // the wait outlasted the idle timeout
                 }
             }
+            RecordAccount records = new RecordAccount(kafka).start();
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();
             long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
@@ -314,6 +316,8 @@ final class BenchCommand implements Callable<Integer> {
             visibleEnd = follower.lastRecordNanos();
             Map<String, Double> cpuPerVote = cpu.microsPerVote(stats.acknowledged());
             err.println("bench: CPU µs per vote by stage: " + cpuPerVote);
+            Map<String, Double> offsetsPerVote = records.perVote(stats.acknowledged());
+            err.println("bench: log offsets per vote by topic: " + offsetsPerVote);
             if (behind > 0) {
                 err.println("bench: " + behind + " items' views still behind the log after 120 s");
             }
@@ -340,7 +344,7 @@ final class BenchCommand implements Callable<Integer> {
                     reads.latencies().percentileMillis(99), rssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0,
-                    drill == null ? null : drill.kills(), cpuPerVote, http == null ? null : httpReport(http, stats, steps));
+                    drill == null ? null : drill.kills(), cpuPerVote, offsetsPerVote, http == null ? null : httpReport(http, stats, steps));
         }
     }
 

@@ -20,6 +20,8 @@ import java.util.Map;
  * @param chaosKills      SIGKILLs delivered to vote-processor processes ({@code --chaos}), else null
  * @param cpuMicrosPerVote CPU µs per acknowledged vote by stage ({@link CpuAccount}), from the first send until
  *                        the views caught up
+ * @param logOffsetsPerVote what the broker appended per acknowledged vote by topic ({@link RecordAccount}: records and
+ *                        transaction markers), over the same span
  * @param http            the HTTP path's own figures (connections, answer latency percentiles from each vote's due
  *                        time, and with {@code --find-rate} the steps and the highest sustained rate), else null
  */
@@ -28,7 +30,8 @@ public record BenchResult(String workload, String path, long votes, long votesPe
                           Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
                           long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
                           double seconds, Integer chaosKills,
-                          Map<String, Double> cpuMicrosPerVote, Map<String, Object> http) {
+                          Map<String, Double> cpuMicrosPerVote, Map<String, Double> logOffsetsPerVote,
+                          Map<String, Object> http) {
 
     /** The fields the contract requires, in its order. */
     public static final List<String> CONTRACT_FIELDS = List.of("workload", "votes", "tally_votes_per_s",
@@ -62,6 +65,9 @@ public record BenchResult(String workload, String path, long votes, long votesPe
             m.put("chaos_kills", chaosKills);
         }
         m.put("cpu_us_per_vote", cpuMicrosPerVote);
+        if (logOffsetsPerVote != null) {
+            m.put("log_offsets_per_vote", logOffsetsPerVote);
+        }
         if (http != null) {
             m.put("http", http);
         }
@@ -72,7 +78,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
     public BenchResult withPostgres(long postgresVotesPerSecond) {
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, chaosKills, cpuMicrosPerVote, http);
+                visibleSamples, seconds, chaosKills, cpuMicrosPerVote, logOffsetsPerVote, http);
     }
 
     public String toJson() {
