@@ -20,13 +20,12 @@ import org.apache.kafka.streams.state.Stores;
  * The fraud-detector topology, a Streams application of its own beside the vote path, fed by what the
  * vote-processor writes — never a second read of every command. It reads {@code tally.network-commands}, the
  * commands that carried a network, already keyed by hashed network ({@link NetworkWatch}: clustering and
- * network quotas, stores {@value #NETWORK_STORE} and {@value #NETWORK_ITEM_STORE}); it reads {@code tally.count-deltas}, keyed by item, for bursts ({@link ItemWatch}, store
+ * network quotas, store {@value #NETWORK_STORE}); it reads {@code tally.count-deltas}, keyed by item, for bursts ({@link ItemWatch}, store
  * {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
  * API and the vote-processor read.
  */
 public final class FraudTopology {
     public static final String NETWORK_STORE = "network-activity";
-    public static final String NETWORK_ITEM_STORE = "network-item-day";
     public static final String ITEM_STORE = "item-bursts";
 
     private FraudTopology() {}
@@ -38,15 +37,13 @@ public final class FraudTopology {
         // cached: a busy network or item is rewritten on every vote, its changelog only once per commit
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NETWORK_STORE),
                 Serdes.String(), AvroSerde.of(NetworkActivity.class)).withCachingEnabled());
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NETWORK_ITEM_STORE),
-                Serdes.String(), Serdes.Integer()).withCachingEnabled());
         builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(ITEM_STORE),
                 Serdes.String(), AvroSerde.of(ItemBurst.class)).withCachingEnabled());
         KStream<String, VoteCommandBatch> source = builder.stream(networks.name(),
                 Consumed.with(networks.keySerde(), networks.valueSerde()).withName("fraud-networks-source"));
         Produced<String, dev.tally.schema.FraudFlag> toFlags = Produced.with(flags.keySerde(), flags.valueSerde());
         source.flatMapValues(batch -> batch == null ? List.<VoteCommand>of() : batch.getCommands(), Named.as("commands"))
-                .process(() -> new NetworkWatch(config), Named.as("watch-networks"), NETWORK_STORE, NETWORK_ITEM_STORE)
+                .process(() -> new NetworkWatch(config), Named.as("watch-networks"), NETWORK_STORE)
                 .to(flags.name(), toFlags.withName("network-flags-sink"));
         var deltas = Topics.COUNT_DELTAS;
         builder.stream(deltas.name(), Consumed.with(deltas.keySerde(), deltas.valueSerde()).withName("fraud-deltas-source"))

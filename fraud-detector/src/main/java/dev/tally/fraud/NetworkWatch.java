@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -27,12 +26,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * network ({@code netday:<hash>}) or per network and item ({@code netitem:<hash>:<type>:<id>}) raises a
  * quota flag until UTC midnight. Time is the command's {@code received_at}.
  *
- * <p>What one vote costs stays bounded however busy its network: the network's record
- * ({@value FraudTopology#NETWORK_STORE}) keeps only the {@code clusterVoters + 1} latest voters of the window —
- * exactly as good for the rule, since an evicted voter is older than every kept one and leaves the window first —
- * and the per-item counts are records of their own ({@value FraudTopology#NETWORK_ITEM_STORE}, keyed
- * {@code <day>|<network>|<item>}). Network hashes change every UTC day, so an hourly wall-clock purge deletes
- * what is older than yesterday: the stores hold about two days of networks, not every network ever seen.
+ * <p>What a network's record ({@value FraudTopology#NETWORK_STORE}) holds stays bounded however busy the network:
+ * the window keeps only the {@code clusterVoters + 1} latest voters — exactly as good for the rule, since an
+ * evicted voter is older than every kept one and leaves the window first — and the day's per-item counts stop
+ * growing once the network is over its daily quota (the {@code netday} flag then refuses all its votes until
+ * midnight, so a per-item flag could add nothing), so they hold at most {@code networkDailyLimit} items.
+ * Network hashes change every UTC day, so an hourly wall-clock purge deletes the records of days before
+ * yesterday: the store holds about two days of networks, not every network ever seen.
  */
 final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String, FraudFlag> {
     private static final long DAY_MS = 86_400_000L;
@@ -40,7 +40,6 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
     private static final int PURGE_CHUNK = 10_000;
     private final FraudDetectorConfig config;
     private KeyValueStore<String, NetworkActivity> store;
-    private KeyValueStore<String, Integer> itemDays;
 
     NetworkWatch(FraudDetectorConfig config) {
         this.config = config;
@@ -50,7 +49,6 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
     public void init(ProcessorContext<String, FraudFlag> context) {
         super.init(context);
         store = context.getStateStore(FraudTopology.NETWORK_STORE);
-        itemDays = context.getStateStore(FraudTopology.NETWORK_ITEM_STORE);
         context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::purge);
     }
 
@@ -85,42 +83,27 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
             a.setDayCount(0);
             a.getItemDayCounts().clear();
         }
-        moveItemCountsOut(network, a);
         long midnight = (today + 1L) * DAY_MS;
         a.setDayCount(a.getDayCount() + 1);
         if (a.getDayCount() == config.networkDailyLimit() + 1) {
             flag(FlagKey.networkDay(network).toString(), FlagKind.QUOTA, "over " + config.networkDailyLimit() + " votes today", now, midnight);
+            a.getItemDayCounts().clear(); // over its quota for the day: no per-item flag can add anything
         }
-        ItemKey itemKey = new ItemKey(c.getItemType(), c.getItemId());
-        String dayKey = itemDayKey(today, network, itemKey.toString());
-        Integer before = itemDays.get(dayKey);
-        int n = (before == null ? 0 : before) + 1;
-        itemDays.put(dayKey, n);
-        if (n == config.networkItemDailyLimit() + 1) {
-            flag(FlagKey.networkItem(network, itemKey).toString(), FlagKind.QUOTA, "over " + config.networkItemDailyLimit()
-                    + " votes on one item today", now, midnight);
+        if (a.getDayCount() <= config.networkDailyLimit()) {
+            ItemKey itemKey = new ItemKey(c.getItemType(), c.getItemId());
+            int n = a.getItemDayCounts().merge(itemKey.toString(), 1, Integer::sum);
+            if (n == config.networkItemDailyLimit() + 1) {
+                flag(FlagKey.networkItem(network, itemKey).toString(), FlagKind.QUOTA, "over "
+                        + config.networkItemDailyLimit() + " votes on one item today", now, midnight);
+            }
         }
         store.put(network, a);
     }
 
-    /** A record written before the per-item counts had a store of their own carries today's counts inside it. */
-    private void moveItemCountsOut(String network, NetworkActivity a) {
-        if (!a.getItemDayCounts().isEmpty()) {
-            a.getItemDayCounts().forEach((item, n) -> itemDays.put(itemDayKey(a.getDay(), network, item), n));
-            a.getItemDayCounts().clear();
-        }
-    }
-
-    /** {@code <day, six digits>|<network>|<type:id>}: ordered by day first, so a purge is one range. */
-    static String itemDayKey(int day, String network, String item) {
-        return String.format(Locale.ROOT, "%06d|%s|%s", day, network, item);
-    }
-
-    /** Deletes every network record and per-item count of a day before yesterday (wall clock). */
+    /** Deletes every network record of a day before yesterday (wall clock) whose challenge is over. */
     private void purge(long wallClockMs) {
         int yesterday = (int) Math.floorDiv(wallClockMs, DAY_MS) - 1;
-        deleteWhere(itemDays, String.format(Locale.ROOT, "%06d|", yesterday), (k, v) -> true);
-        deleteWhere(store, null, (k, a) -> a.getDay() < yesterday && a.getChallengeUntil() <= wallClockMs);
+        deleteWhere(store, (k, a) -> a.getDay() < yesterday && a.getChallengeUntil() <= wallClockMs);
     }
 
     private interface Old<V> {
@@ -128,16 +111,16 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
     }
 
     /**
-     * Deletes the keys up to {@code to} (null: all) that are {@code old}, {@value #PURGE_CHUNK} keys looked at per
-     * pass, so a big day is never one list in memory; each pass's iterator is closed before it deletes.
+     * Deletes the keys that are {@code old}, {@value #PURGE_CHUNK} keys looked at per pass, so a big day is never
+     * one list in memory; each pass's iterator is closed before it deletes.
      */
-    private static <V> void deleteWhere(KeyValueStore<String, V> store, String to, Old<V> old) {
+    private static <V> void deleteWhere(KeyValueStore<String, V> store, Old<V> old) {
         String from = null;
         while (true) {
             List<String> doomed = new ArrayList<>();
             String last = null;
             boolean more;
-            try (KeyValueIterator<String, V> it = store.range(from, to)) {
+            try (KeyValueIterator<String, V> it = store.range(from, null)) {
                 for (int seen = 0; seen < PURGE_CHUNK && it.hasNext(); seen++) {
                     KeyValue<String, V> kv = it.next();
                     last = kv.key;

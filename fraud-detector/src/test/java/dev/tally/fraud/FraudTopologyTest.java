@@ -185,17 +185,21 @@ class FraudTopologyTest {
     }
 
     @Test
-    void aBusyNetworkKeepsOnlyTheVotersTheRuleNeedsAndItsItemCountsApart() {
-        for (int i = 0; i < 500; i++) {
-            vote("v" + i, "netBusy", "i" + (i % 50), T0.plusMillis(100L * i));
+    void aBusyNetworkKeepsOnlyTheVotersTheRuleNeedsAndNoItemCountsOnceOverItsQuota() {
+        var store = driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE);
+        for (int i = 0; i < 50; i++) {
+            vote("v" + i, "netBusy", "i" + (i % 25), T0.plusMillis(100L * i));
         }
-        NetworkActivity a = driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE).get("netBusy");
+        assertThat(store.get("netBusy").getItemDayCounts()).as("within its daily quota: every item counted").hasSize(25);
+
+        for (int i = 50; i < 500; i++) {
+            vote("v" + i, "netBusy", "i" + i, T0.plusMillis(100L * i));
+        }
+        NetworkActivity a = store.get("netBusy");
         assertThat(a.getVoters()).as("clusterVoters + 1 latest").hasSize(11).containsKey("v499");
-        assertThat(a.getItemDayCounts()).isEmpty();
+        assertThat(a.getItemDayCounts()).as("over its quota (50): the netday flag refuses everything").isEmpty();
         assertThat(a.getDayCount()).isEqualTo(500);
-        int day = (int) (T0.toEpochMilli() / 86_400_000L);
-        assertThat(driver.<String, Integer>getKeyValueStore(FraudTopology.NETWORK_ITEM_STORE)
-                .get(NetworkWatch.itemDayKey(day, "netBusy", "post:i7"))).isEqualTo(10);
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).contains("netday:netBusy");
     }
 
     /**
@@ -244,29 +248,13 @@ class FraudTopologyTest {
     void yesterdaysNetworksAreKeptAndOlderOnesPurged() {
         vote("v1", "netOld", "target", T0);
         var activity = driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE);
-        var itemDays = driver.<String, Integer>getKeyValueStore(FraudTopology.NETWORK_ITEM_STORE);
 
         driver.advanceWallClockTime(Duration.ofDays(1)); // T0's day is yesterday now
         assertThat(activity.get("netOld")).isNotNull();
-        assertThat(itemDays.approximateNumEntries()).isEqualTo(1);
 
         vote("v2", "netToday", "target", T0.plus(Duration.ofDays(1)));
         driver.advanceWallClockTime(Duration.ofDays(1));
         assertThat(activity.get("netOld")).as("two days old").isNull();
         assertThat(activity.get("netToday")).isNotNull();
-        int day = (int) (T0.toEpochMilli() / 86_400_000L);
-        assertThat(itemDays.get(NetworkWatch.itemDayKey(day, "netOld", "post:target"))).isNull();
-        assertThat(itemDays.get(NetworkWatch.itemDayKey(day + 1, "netToday", "post:target"))).isEqualTo(1);
-    }
-
-    @Test
-    void aRecordFromBeforeCarriesItsItemCountsIntoTheirOwnStore() {
-        int day = (int) (T0.toEpochMilli() / 86_400_000L);
-        driver.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE).put("netB",
-                new NetworkActivity(new java.util.HashMap<>(), day, 10, new java.util.HashMap<>(java.util.Map.of("post:target", 10)), 0L));
-
-        vote("v10", "netB", "target", T0.plusSeconds(1));
-
-        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).containsExactly("netitem:netB:post:target");
     }
 }
