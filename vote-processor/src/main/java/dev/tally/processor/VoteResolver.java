@@ -26,11 +26,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * The vote-processor's one processor: hands each command of a batch, in order, and each moderation
  * decision to {@link VoteDecider}, and forwards what every {@link Decision} says — the event to
  * {@code tally.vote-events}, a held command to {@code tally.quarantine}, and the batch's answers to each
- * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network go to
- * {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's network watch
- * counts what reached Kafka, and so never reads the command stream itself). A wall-clock punctuator forwards the
- * pending count deltas ({@link PendingDeltas}: a changelogged store, so a crash restores them exactly as
- * of the last committed transaction and the input replays from there: no vote lost or counted twice).
+ * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network
+ * go to {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's
+ * network watch counts what reached Kafka, and so never reads the command stream itself). Count deltas go to
+ * {@code tally.count-deltas} as {@link PendingDeltas} says: an item's first change of an interval at once, the
+ * rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
+ * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice).
  */
 final class VoteResolver extends ContextualProcessor<String, Object, String, Object> {
     private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
@@ -38,6 +39,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     private final VoteProcessorConfig config;
     private final Map<Integer, List<VoteOutcome>> answers = new LinkedHashMap<>();
+    private long timestamp; // of the record or punctuation being handled: what a delta sent at once carries
     private PendingDeltas pending;
     private IdempotencyKeys idempotency;
     private VoteDecider decider;
@@ -49,7 +51,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     @Override
     public void init(ProcessorContext<String, Object> context) {
         super.init(context);
-        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE));
+        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE), (itemKey, delta) ->
+                context().forward(new Record<>(itemKey, (Object) delta, timestamp), VoteTopology.DELTAS_SINK));
         idempotency = new IdempotencyKeys(context.getStateStore(VoteTopology.IDEMPOTENCY_STORE), config.idempotencyTtl());
         KeyValueStore<String, ItemStatus> catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
         KeyValueStore<String, ReactionType> registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
@@ -68,6 +71,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     @Override
     public void process(Record<String, Object> record) {
         long now = context().currentSystemTimeMs();
+        timestamp = record.timestamp();
         if (record.value() instanceof QuarantineRecord decision) {
             moderate(decision, now, record.timestamp());
         } else if (record.value() instanceof VoteCommandBatch batch) {
@@ -118,6 +122,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     /** The review job: every held vote past its review delay, decided as a moderator would. */
     private void review(long now) {
+        timestamp = now;
         decider.reviewDue(now).forEach(decision -> moderate(decision, now, now));
     }
 

@@ -114,6 +114,29 @@ final class ProcessorDriver implements AutoCloseable {
         return send(c);
     }
 
+    /**
+     * Flushes, then sums every delta forwarded since the last read (an item's first change leaves at once, the
+     * rest at the flush): what the projector folds for one item, however the processor split it.
+     */
+    CountDelta flushedSum() {
+        driver.advanceWallClockTime(FLUSH);
+        List<CountDelta> all = deltas.readValuesToList();
+        assertThat(all).as("deltas since the last read").isNotEmpty();
+        assertThat(all).extracting(CountDelta::getItemId).as("one item").containsOnly(all.get(0).getItemId());
+        CountDelta sum = CountDelta.newBuilder(all.get(0)).setReactions(new java.util.HashMap<>(all.get(0).getReactions())).build();
+        for (CountDelta d : all.subList(1, all.size())) {
+            sum.setUpvotes(sum.getUpvotes() + d.getUpvotes());
+            sum.setDownvotes(sum.getDownvotes() + d.getDownvotes());
+            sum.setWeightedUp(sum.getWeightedUp() + d.getWeightedUp());
+            sum.setWeightedDown(sum.getWeightedDown() + d.getWeightedDown());
+            sum.setCommands(sum.getCommands() + d.getCommands());
+            d.getReactions().forEach((code, n) -> sum.getReactions().merge(code, n, Long::sum));
+            sum.setThroughOffset(Math.max(sum.getThroughOffset(), d.getThroughOffset()));
+            sum.setLastReceivedAt(d.getLastReceivedAt());
+        }
+        return sum;
+    }
+
     @Override
     public void close() {
         driver.close();

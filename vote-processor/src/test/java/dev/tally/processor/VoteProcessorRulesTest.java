@@ -31,8 +31,7 @@ class VoteProcessorRulesTest {
     }
 
     private CountDelta flushedDelta() {
-        p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
-        return p.deltas.readValue();
+        return p.flushedSum();
     }
 
     private VoterItem stored(String voter, String item) {
