@@ -7,7 +7,7 @@ import java.time.Duration;
 /**
  * @param applicationId      {@code TALLY_PROCESSOR_APP_ID} [tally-vote-processor]
  * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms: {@link KafkaSettings#commitInterval}]: transaction length; sets POST latency
- * @param deltaFlushInterval {@code TALLY_DELTA_FLUSH_INTERVAL} [100ms]: how often pending count deltas leave
+ * @param deltaFlushInterval {@code TALLY_DELTA_FLUSH_INTERVAL} [100ms]: how often pending count deltas leave (an item's first change in an interval leaves at once)
  * @param idempotencyTtl     {@code TALLY_IDEMPOTENCY_TTL} [24h]: how long an Idempotency-Key is remembered
  * @param catalogVersion     {@code TALLY_CATALOG_VERSION} [1]
  * @param requireCatalog     {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
