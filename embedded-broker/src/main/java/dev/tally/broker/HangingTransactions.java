@@ -229,6 +229,11 @@ final class HangingTransactions {
                 LOG.warn("completed a hanging transaction with {}: producer {} epoch {} on {} (its coordinator had"
                                 + " completed it without writing this marker)", result, o.producer().producerId(),
                         o.producer().producerEpoch(), o.partition());
+            } else if (error == Errors.INVALID_PRODUCER_EPOCH || error == Errors.PRODUCER_FENCED) {
+                // the partition already holds a newer epoch of this producer: it restarted and ended the
+                // transaction itself between our look and our marker, so nothing hangs any more
+                LOG.info("the transaction of producer {} epoch {} on {} was ended by its producer meanwhile ({})",
+                        o.producer().producerId(), o.producer().producerEpoch(), o.partition(), error);
             } else {
                 LOG.error("could not complete the hanging transaction of producer {} on {}: {}",
                         o.producer().producerId(), o.partition(), error);
