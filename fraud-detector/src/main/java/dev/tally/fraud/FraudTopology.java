@@ -20,8 +20,8 @@ import org.apache.kafka.streams.state.Stores;
  * The fraud-detector topology, a Streams application of its own beside the vote path, fed by what the
  * vote-processor writes — never a second read of every command. It reads {@code tally.network-commands}, the
  * commands that carried a network, already keyed by hashed network ({@link NetworkWatch}: clustering and
- * network quotas, store {@value #NETWORK_STORE}); it reads {@code tally.count-deltas}, keyed by item, for bursts ({@link ItemWatch}, store
- * {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
+ * network quotas, store {@value #NETWORK_STORE}); it reads {@code tally.count-deltas}, keyed by item, for
+ * bursts ({@link ItemWatch}, store {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
  * API and the vote-processor read.
  */
 public final class FraudTopology {

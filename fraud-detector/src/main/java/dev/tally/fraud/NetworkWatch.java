@@ -1,5 +1,6 @@
 package dev.tally.fraud;
 
+import dev.tally.common.StorePurge;
 import dev.tally.schemas.ItemKey;
 import dev.tally.schemas.FlagKey;
 import dev.tally.schema.FlagKind;
@@ -8,16 +9,12 @@ import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.ContextualProcessor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -36,8 +33,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String, FraudFlag> {
     private static final long DAY_MS = 86_400_000L;
-    static final Duration PURGE_INTERVAL = Duration.ofHours(1);
-    private static final int PURGE_CHUNK = 10_000;
+    private static final Duration PURGE_INTERVAL = Duration.ofHours(1);
     private final FraudDetectorConfig config;
     private KeyValueStore<String, NetworkActivity> store;
 
@@ -103,39 +99,7 @@ final class NetworkWatch extends ContextualProcessor<String, VoteCommand, String
     /** Deletes every network record of a day before yesterday (wall clock) whose challenge is over. */
     private void purge(long wallClockMs) {
         int yesterday = (int) Math.floorDiv(wallClockMs, DAY_MS) - 1;
-        deleteWhere(store, (k, a) -> a.getDay() < yesterday && a.getChallengeUntil() <= wallClockMs);
-    }
-
-    private interface Old<V> {
-        boolean test(String key, V value);
-    }
-
-    /**
-     * Deletes the keys that are {@code old}, {@value #PURGE_CHUNK} keys looked at per pass, so a big day is never
-     * one list in memory; each pass's iterator is closed before it deletes.
-     */
-    private static <V> void deleteWhere(KeyValueStore<String, V> store, Old<V> old) {
-        String from = null;
-        while (true) {
-            List<String> doomed = new ArrayList<>();
-            String last = null;
-            boolean more;
-            try (KeyValueIterator<String, V> it = store.range(from, null)) {
-                for (int seen = 0; seen < PURGE_CHUNK && it.hasNext(); seen++) {
-                    KeyValue<String, V> kv = it.next();
-                    last = kv.key;
-                    if (old.test(kv.key, kv.value)) {
-                        doomed.add(kv.key);
-                    }
-                }
-                more = it.hasNext();
-            }
-            doomed.forEach(store::delete);
-            if (!more) {
-                return;
-            }
-            from = last; // inclusive: the last key again, if it was kept, then the next chunk
-        }
+        StorePurge.deleteWhere(store, a -> a.getDay() < yesterday && a.getChallengeUntil() <= wallClockMs);
     }
 
     private void flag(String key, FlagKind kind, String reason, long now, long until) {

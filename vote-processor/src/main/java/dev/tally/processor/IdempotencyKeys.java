@@ -1,14 +1,12 @@
 package dev.tally.processor;
 
+import dev.tally.common.StorePurge;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteOutcome;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
-import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
@@ -42,15 +40,7 @@ final class IdempotencyKeys {
 
     /** Drops keys past their expiry; lookups already ignore them, this frees the space. */
     void purgeExpired(long now) {
-        List<String> expired = new ArrayList<>();
-        try (KeyValueIterator<String, IdempotencyRecord> it = store.all()) {
-            it.forEachRemaining(e -> {
-                if (e.value.getExpiresAt().toEpochMilli() <= now) {
-                    expired.add(e.key);
-                }
-            });
-        }
-        expired.forEach(store::delete);
+        StorePurge.deleteWhere(store, r -> r.getExpiresAt().toEpochMilli() <= now);
     }
 
     private static String key(VoteCommand c) {
