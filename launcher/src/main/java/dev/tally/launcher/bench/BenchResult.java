@@ -17,6 +17,8 @@ import java.util.Map;
  *                        acknowledged vote is visible in the views
  * @param ackVotesPerSecond acknowledged votes per second of the send phase alone
  * @param viewMismatches  items whose view (latest {@code tally.item-counts}) differs from the log's totals
+ * @param warmupVotes     votes of the warm-up (rounds until the JIT compiled little under load), in {@code acknowledged}
+ *                        and the audit but in no rate, latency or CPU figure
  * @param chaosKills      SIGKILLs delivered to vote-processor processes ({@code --chaos}), else null
  * @param cpuMicrosPerVote CPU µs per acknowledged vote by stage ({@link CpuAccount}), from the first send until
  *                        the views caught up
@@ -29,7 +31,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
                           long acknowledged, long counted, long lost, long doubleCounted,
                           Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
                           long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
-                          double seconds, Integer chaosKills,
+                          double seconds, long warmupVotes, Integer chaosKills,
                           Map<String, Double> cpuMicrosPerVote, Map<String, Double> logOffsetsPerVote,
                           Map<String, Object> http) {
 
@@ -61,6 +63,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         m.put("reads", reads);
         m.put("visible_samples", visibleSamples);
         m.put("seconds", seconds);
+        m.put("warmup_votes", warmupVotes);
         if (chaosKills != null) {
             m.put("chaos_kills", chaosKills);
         }
@@ -78,7 +81,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
     public BenchResult withPostgres(long postgresVotesPerSecond) {
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, chaosKills, cpuMicrosPerVote, logOffsetsPerVote, http);
+                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote, http);
     }
 
     public String toJson() {

@@ -30,11 +30,20 @@ public final class EventLog {
      * complete. Returns whether that happened within {@code timeout}.
      */
     public static boolean awaitProcessed(KafkaSettings kafka, String group, Duration timeout) throws Exception {
+        return awaitCommitted(kafka, group, Topics.VOTE_COMMANDS.name(), timeout);
+    }
+
+    /**
+     * Waits until {@code group} has committed past the end, as it is now, of every partition of {@code topic}
+     * (a consumer group that has read all that was written so far). Returns whether that happened within
+     * {@code timeout}.
+     */
+    public static boolean awaitCommitted(KafkaSettings kafka, String group, String topic, Duration timeout) throws Exception {
         try (Admin admin = Admin.create(kafka.clientProps("tally-bench-admin"))) {
-            Map<TopicPartition, Long> ends = commandEnds(admin);
+            Map<TopicPartition, Long> ends = ends(admin, topic);
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
-                Map<TopicPartition, OffsetAndMetadata> committed = committed(admin, group);
+                Map<TopicPartition, OffsetAndMetadata> committed = committed(admin, group, topic);
                 boolean done = ends.entrySet().stream().allMatch(e -> e.getValue() == 0
                         || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue()));
                 if (done) {
@@ -63,11 +72,11 @@ public final class EventLog {
         return ends;
     }
 
-    /** The offsets {@code group} has committed on {@code tally.vote-commands}. */
-    static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group) throws Exception {
+    /** The offsets {@code group} has committed on {@code topic}. */
+    static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group, String topic) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
         admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).forEach((tp, o) -> {
-            if (o != null && tp.topic().equals(Topics.VOTE_COMMANDS.name())) {
+            if (o != null && tp.topic().equals(topic)) {
                 committed.put(tp, o);
             }
         });

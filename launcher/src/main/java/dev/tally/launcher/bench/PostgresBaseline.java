@@ -73,35 +73,38 @@ public final class PostgresBaseline {
     private PostgresBaseline() {}
 
     /**
-     * @param votesPerSecond committed votes per second, from the first connection until the last worker ends
+     * @param warmup         votes committed before the measured run (the client's JIT, the server's caches and
+     *                       plans warmed as Tally's are), in no figure but the check of the tables
+     * @param committed      votes committed in the measured run
+     * @param votesPerSecond committed votes per second of the measured run, from its first vote until the last
+     *                       worker ends
      * @param retries        transactions retried after a serialization failure or deadlock
      * @param counted        {@code sum(upvotes) + sum(downvotes)} over {@code vote_counts}
      * @param voteRows       {@code votes} rows with a non-zero value
      * @param mismatches     items whose {@code vote_counts} row differs from their {@code votes} rows
      */
-    public record Result(String workload, long votes, long committed, long failed, long retries, long counted,
+    public record Result(String workload, long votes, long warmup, long committed, long failed, long retries, long counted,
                          long voteRows, long mismatches, double seconds, long votesPerSecond, String firstError) {
 
-        /** Whether every committed vote is counted exactly once and the counters agree with the votes. */
+        /** Whether every committed vote (warm-up included) is counted exactly once and the counters agree with the votes. */
         public boolean exact() {
-            return counted == committed && voteRows == committed && mismatches == 0;
+            return counted == warmup + committed && voteRows == warmup + committed && mismatches == 0;
         }
     }
 
     /**
-     * Starts a {@link LocalPostgres}, creates the schema, runs the workload and stops the server.
+     * Starts a {@link LocalPostgres}, creates the schema, sends {@code warmup} votes that no figure includes,
+     * runs the workload and stops the server.
      *
      * @param maxSeconds stop sending after this many seconds, or null for no limit
      */
-    public static Result runLocal(Workload workload, long votes, int threads, Integer maxSeconds, PrintStream err)
+    public static Result runLocal(Workload workload, long warmup, long votes, int threads, Integer maxSeconds, PrintStream err)
             throws IOException, InterruptedException, SQLException {
         try (LocalPostgres postgres = LocalPostgres.start(err)) {
-            err.printf("baseline postgres: PostgreSQL %s on 127.0.0.1:%d (synchronous_commit=off); %s, %,d votes, %d clients%n",
-                    postgres.version(), postgres.port(), workload.cliName(), votes, threads);
+            err.printf("baseline postgres: PostgreSQL %s on 127.0.0.1:%d (synchronous_commit=off); %s, %,d votes after a "
+                    + "warm-up of %,d, %d clients%n", postgres.version(), postgres.port(), workload.cliName(), votes, warmup, threads);
             createSchema(postgres.jdbcUrl());
-            long start = System.nanoTime();
-            long deadline = maxSeconds == null ? start + Long.MAX_VALUE / 2 : start + Duration.ofSeconds(maxSeconds).toNanos();
-            return run(postgres.jdbcUrl(), workload, votes, threads, deadline, err);
+            return run(postgres.jdbcUrl(), workload, warmup, votes, threads, maxSeconds, err);
         }
     }
 
@@ -115,18 +118,47 @@ public final class PostgresBaseline {
     }
 
     /**
-     * Sends {@code votes} votes of {@code workload} from {@code threads} connections into the (empty)
-     * tables of {@link #createSchema}, then checks the tables. Progress on {@code err}.
+     * Sends {@code warmup} votes of {@code workload}, then {@code votes} more (the measured run, each voter distinct
+     * from the warm-up's), from {@code threads} connections into the (empty) tables of {@link #createSchema}, then
+     * checks the tables. Progress on {@code err}.
      *
-     * @param sendDeadlineNanos {@link System#nanoTime()} after which no new vote is sent
+     * @param maxSeconds stop sending the measured votes after this many seconds, or null for no limit
      * @throws IllegalStateException when a worker died (could not connect, for one): the run is not a measurement
      */
-    public static Result run(String jdbcUrl, Workload workload, long votes, int threads, long sendDeadlineNanos,
+    public static Result run(String jdbcUrl, Workload workload, long warmup, long votes, int threads, Integer maxSeconds,
                              PrintStream err) throws SQLException, InterruptedException {
-        LoadStats stats = new LoadStats(votes, sendDeadlineNanos, 0);
         AtomicLong retries = new AtomicLong();
+        LoadStats warm = new LoadStats(0, warmup, Long.MAX_VALUE / 2 + System.nanoTime(), 0, false);
+        if (warmup > 0) {
+            drive(jdbcUrl, workload, threads, warm, new AtomicLong(), "baseline postgres warm-up", err);
+        }
         long start = System.nanoTime();
-        Thread progress = stats.progressLine(err, "baseline postgres " + workload.cliName(), start);
+        long deadline = maxSeconds == null ? start + Long.MAX_VALUE / 2 : start + Duration.ofSeconds(maxSeconds).toNanos();
+        LoadStats stats = new LoadStats(warmup, votes, deadline, 0, true);
+        drive(jdbcUrl, workload, threads, stats, retries, "baseline postgres " + workload.cliName(), err);
+        double seconds = (System.nanoTime() - start) / 1e9;
+        err.printf("%nbaseline postgres: %,d committed in %.1f s (%,d failed, %,d retried%s)%n", stats.acknowledged(),
+                seconds, stats.failed(), retries.get(), stats.firstError() == null ? "" : ", first: " + stats.firstError());
+        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
+            long counted = single(s, "SELECT coalesce(sum(upvotes) + sum(downvotes), 0) FROM vote_counts");
+            long voteRows = single(s, "SELECT count(*) FROM votes WHERE vote_value <> 0");
+            long mismatches = single(s, """
+                    SELECT count(*)
+                    FROM (SELECT item_id, item_type, count(*) FILTER (WHERE vote_value > 0) AS up,
+                                 count(*) FILTER (WHERE vote_value < 0) AS down
+                          FROM votes GROUP BY item_id, item_type) v
+                    FULL JOIN vote_counts c USING (item_id, item_type)
+                    WHERE coalesce(v.up, 0) <> coalesce(c.upvotes, 0) OR coalesce(v.down, 0) <> coalesce(c.downvotes, 0)""");
+            return new Result(workload.cliName(), votes, warm.acknowledged(), stats.acknowledged(), stats.failed() + warm.failed(),
+                    retries.get(), counted, voteRows, mismatches, Math.round(seconds * 10) / 10.0,
+                    Math.round(stats.acknowledged() / seconds), stats.firstError() != null ? stats.firstError() : warm.firstError());
+        }
+    }
+
+    /** Sends the votes {@code stats} hands out from {@code threads} connections, one worker each, until none are left. */
+    private static void drive(String jdbcUrl, Workload workload, int threads, LoadStats stats, AtomicLong retries,
+                              String label, PrintStream err) throws InterruptedException {
+        Thread progress = stats.progressLine(err, label, System.nanoTime());
         try {
             List<Thread> workers = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -142,25 +174,8 @@ public final class PostgresBaseline {
             progress.interrupt();
             progress.join();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        err.printf("%nbaseline postgres: %,d committed in %.1f s (%,d failed, %,d retried%s)%n", stats.acknowledged(),
-                seconds, stats.failed(), retries.get(), stats.firstError() == null ? "" : ", first: " + stats.firstError());
         if (stats.crash() != null) {
             throw new IllegalStateException("a baseline worker failed: " + stats.crash(), stats.crash());
-        }
-        try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
-            long counted = single(s, "SELECT coalesce(sum(upvotes) + sum(downvotes), 0) FROM vote_counts");
-            long voteRows = single(s, "SELECT count(*) FROM votes WHERE vote_value <> 0");
-            long mismatches = single(s, """
-                    SELECT count(*)
-                    FROM (SELECT item_id, item_type, count(*) FILTER (WHERE vote_value > 0) AS up,
-                                 count(*) FILTER (WHERE vote_value < 0) AS down
-                          FROM votes GROUP BY item_id, item_type) v
-                    FULL JOIN vote_counts c USING (item_id, item_type)
-                    WHERE coalesce(v.up, 0) <> coalesce(c.upvotes, 0) OR coalesce(v.down, 0) <> coalesce(c.downvotes, 0)""");
-            return new Result(workload.cliName(), votes, stats.acknowledged(), stats.failed(), retries.get(), counted,
-                    voteRows, mismatches, Math.round(seconds * 10) / 10.0, Math.round(stats.acknowledged() / seconds),
-                    stats.firstError());
         }
     }
 
