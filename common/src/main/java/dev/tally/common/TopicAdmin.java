@@ -57,6 +57,21 @@ public final class TopicAdmin {
     }
 
     /**
+     * How many partitions {@code topic} has (fixed when it was created; {@code TALLY_PARTITIONS} may have changed
+     * since, the topic's own count is what partitioning must follow).
+     */
+    public static int partitions(KafkaSettings kafka, String topic) {
+        try (Admin admin = Admin.create(kafka.clientProps("tally-topic-admin"))) {
+            return admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic).partitions().size();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while describing topic " + topic, e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot describe topic " + topic + " at " + kafka.bootstrap(), e);
+        }
+    }
+
+    /**
      * Creation returns when the controller has the topics; a consumer asking the broker at once may still
      * see no partitions (a global store would then fail to start). Wait until the broker describes them.
      */

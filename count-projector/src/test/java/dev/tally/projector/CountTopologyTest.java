@@ -4,9 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.common.query.ItemCountsView;
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.ItemCounts;
+import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topics;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.streams.StreamsConfig;
@@ -20,7 +24,7 @@ import org.junit.jupiter.api.Test;
 
 class CountTopologyTest {
     private TopologyTestDriver driver;
-    private TestInputTopic<String, CountDelta> deltas;
+    private TestInputTopic<String, CountDeltaBatch> deltas;
     private TestOutputTopic<String, ItemCounts> counts;
 
     @BeforeEach
@@ -47,9 +51,9 @@ class CountTopologyTest {
 
     @Test
     void shouldFoldDeltasFromSeveralPartitionsIntoOneView() {
-        deltas.pipeInput("post:1", delta(3, 1, Map.of("like", 2L), 0, 10));
-        deltas.pipeInput("post:1", delta(-1, 2, Map.of("like", -2L, "wow", 1L), 5, 7));
-        deltas.pipeInput("post:1", delta(1, 0, Map.of(), 0, 12));
+        deltas.pipeInput("post:1", Topics.batchOf(delta(3, 1, Map.of("like", 2L), 0, 10)));
+        deltas.pipeInput("post:1", Topics.batchOf(delta(-1, 2, Map.of("like", -2L, "wow", 1L), 5, 7)));
+        deltas.pipeInput("post:1", Topics.batchOf(delta(1, 0, Map.of(), 0, 12)));
 
         KeyValueStore<String, ItemCounts> store = driver.getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
         ItemCounts c = store.get("post:1");
@@ -72,9 +76,9 @@ class CountTopologyTest {
         late.setLastReceivedAt(first.minusSeconds(30));
         CountDelta correction = delta(0, 1, Map.of(), -1, -1); // a reconcile correction carries no times
 
-        deltas.pipeInput("post:1", d1);
-        deltas.pipeInput("post:1", late);
-        deltas.pipeInput("post:1", correction);
+        deltas.pipeInput("post:1", Topics.batchOf(d1));
+        deltas.pipeInput("post:1", Topics.batchOf(late));
+        deltas.pipeInput("post:1", Topics.batchOf(correction));
 
         ItemCounts c = driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get("post:1");
         assertThat(c.getFirstVoteAt()).isEqualTo(first.minusSeconds(60));
@@ -83,11 +87,36 @@ class CountTopologyTest {
 
     @Test
     void shouldPublishLatestCountsToTheCompactedTopic() {
-        deltas.pipeInput("post:1", delta(2, 0, Map.of(), 0, 1));
+        deltas.pipeInput("post:1", Topics.batchOf(delta(2, 0, Map.of(), 0, 1)));
 
         var published = counts.readKeyValuesToMap();
         assertThat(published.get("post:1").getUpvotes()).isEqualTo(2);
         assertThat(published.get("post:1").getItemId()).isEqualTo("1");
+    }
+
+    @Test
+    void shouldFoldEveryDeltaOfABatchIntoItsOwnItemAndPublishEach() {
+        CountDelta a = delta(2, 0, Map.of(), 0, 4);
+        CountDelta b = CountDelta.newBuilder(delta(0, 1, Map.of("wow", 1L), 0, 4)).setItemId("2").build();
+        deltas.pipeInput("post:1", new CountDeltaBatch(new ArrayList<>(List.of(a, b))));
+
+        KeyValueStore<String, ItemCounts> store = driver.getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
+        assertThat(store.get("post:1").getUpvotes()).isEqualTo(2);
+        assertThat(store.get("post:2").getDownvotes()).isEqualTo(1);
+        assertThat(store.get("post:2").getReactions()).containsExactly(Map.entry("wow", 1L));
+        var published = counts.readKeyValuesToList();
+        assertThat(published).extracting(kv -> kv.key).containsExactly("post:1", "post:2");
+        assertThat(published.get(1).value.getItemId()).isEqualTo("2");
+    }
+
+    @Test
+    void aDeltaWrittenAloneBeforeBatchesIsFoldedAsABatchOfOne() {
+        TestInputTopic<String, CountDelta> single = driver.createInputTopic(Topics.COUNT_DELTAS.name(),
+                Topics.COUNT_DELTAS.keySerde().serializer(), AvroSerde.of(CountDelta.class).serializer());
+        single.pipeInput("post:1", delta(1, 0, Map.of(), 0, 3));
+
+        assertThat(driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get("post:1").getUpvotes())
+                .isEqualTo(1);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.tally.fraud;
 
+import dev.tally.schema.CountDelta;
 import dev.tally.schema.ItemBurst;
 import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
@@ -20,8 +21,8 @@ import org.apache.kafka.streams.state.Stores;
  * The fraud-detector topology, a Streams application of its own beside the vote path, fed by what the
  * vote-processor writes — never a second read of every command. It reads {@code tally.network-commands}, the
  * commands that carried a network, already keyed by hashed network ({@link NetworkWatch}: clustering and
- * network quotas, store {@value #NETWORK_STORE}); it reads {@code tally.count-deltas}, keyed by item, for
- * bursts ({@link ItemWatch}, store {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
+ * network quotas, store {@value #NETWORK_STORE}); it reads {@code tally.count-deltas} (batches whose items all belong to the
+ * record's partition) for bursts ({@link ItemWatch}, store {@value #ITEM_STORE}); it writes verdicts to the compacted {@code tally.fraud-flags}, which the ingest
  * API and the vote-processor read.
  */
 public final class FraudTopology {
@@ -47,6 +48,7 @@ public final class FraudTopology {
                 .to(flags.name(), toFlags.withName("network-flags-sink"));
         var deltas = Topics.COUNT_DELTAS;
         builder.stream(deltas.name(), Consumed.with(deltas.keySerde(), deltas.valueSerde()).withName("fraud-deltas-source"))
+                .flatMapValues(batch -> batch == null ? List.<CountDelta>of() : batch.getDeltas(), Named.as("deltas"))
                 .process(() -> new ItemWatch(config), Named.as("watch-items"), ITEM_STORE)
                 .to(flags.name(), Produced.with(flags.keySerde(), flags.valueSerde()).withName("item-flags-sink"));
         return builder.build();

@@ -13,8 +13,8 @@ import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Per item, fed by the vote-processor's count deltas ({@code tally.count-deltas}, already keyed by item,
- * so no command is read or repartitioned a second time): counts the commands each delta sums, at the
+ * Per item, fed by the vote-processor's count deltas ({@code tally.count-deltas}, batched per partition of
+ * the items, so no command is read or repartitioned a second time; each delta's own item is its key here): counts the commands each delta sums, at the
  * delta's latest command time, per {@code burstWindow} and keeps the running
  * mean and variance of past windows (Welford; empty windows in between count as zeros, up to 12). A
  * window whose count exceeds {@code max(burstFloor, mean + 3σ)} raises a burst flag
@@ -46,7 +46,9 @@ final class ItemWatch extends ContextualProcessor<String, CountDelta, String, Fr
         long now = d.getLastReceivedAt().toEpochMilli();
         long windowMs = config.burstWindow().toMillis();
         long windowStart = Math.floorDiv(now, windowMs) * windowMs;
-        ItemBurst b = store.get(record.key());
+        ItemKey item = new ItemKey(d.getItemType(), d.getItemId());
+        String itemKey = item.toString();
+        ItemBurst b = store.get(itemKey);
         if (b == null) {
             b = new ItemBurst(windowStart, 0, 0L, 0.0, 0.0, 0L);
         }
@@ -64,12 +66,12 @@ final class ItemWatch extends ContextualProcessor<String, CountDelta, String, Fr
         if (b.getCount() > threshold && b.getFlaggedUntil() <= now) {
             long until = windowStart + 2 * windowMs;
             b.setFlaggedUntil(until);
-            String key = FlagKey.burst(ItemKey.parse(record.key())).toString();
+            String key = FlagKey.burst(item).toString();
             context().forward(new Record<>(key, new FraudFlag(key, FlagKind.BURST, b.getCount() + " votes in "
                     + config.burstWindow().toSeconds() + " s (threshold " + Math.round(threshold) + ")",
                     Instant.ofEpochMilli(now), Instant.ofEpochMilli(until)), now));
         }
-        store.put(record.key(), b);
+        store.put(itemKey, b);
     }
 
     /** mean + 3σ of the closed windows. */

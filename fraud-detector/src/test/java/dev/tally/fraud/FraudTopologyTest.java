@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.NetworkActivity;
@@ -12,6 +13,7 @@ import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -29,7 +31,7 @@ class FraudTopologyTest {
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, VoteCommandBatch> networks;
-    private final TestInputTopic<String, CountDelta> deltas;
+    private final TestInputTopic<String, CountDeltaBatch> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
     FraudTopologyTest() {
@@ -65,9 +67,12 @@ class FraudTopologyTest {
 
     /** A count delta of the vote-processor summing {@code n} commands on {@code item}, the latest at {@code at}. */
     private void delta(String item, int n, Instant at) {
-        deltas.pipeInput("post:" + item, CountDelta.newBuilder().setItemType("post").setItemId(item)
-                .setSourcePartition(0).setThroughOffset(0).setCommands(n).setFirstReceivedAt(at).setLastReceivedAt(at)
-                .build(), at);
+        deltas.pipeInput("post:" + item, Topics.batchOf(commands(item, n, at)), at);
+    }
+
+    private static CountDelta commands(String item, int n, Instant at) {
+        return CountDelta.newBuilder().setItemType("post").setItemId(item).setSourcePartition(0).setThroughOffset(0)
+                .setCommands(n).setFirstReceivedAt(at).setLastReceivedAt(at).build();
     }
 
     @Test
@@ -142,6 +147,16 @@ class FraudTopologyTest {
         FraudFlag flag = flags.readValue();
         assertThat(flag.getKey()).isEqualTo("item:post:fresh");
         assertThat(flag.getKind()).isEqualTo(FlagKind.BURST);
+    }
+
+    @Test
+    void eachDeltaOfABatchCountsForItsOwnItemNotTheRecordsKey() {
+        deltas.pipeInput("post:calm", new CountDeltaBatch(new ArrayList<>(List.of(commands("calm", 1, T0),
+                commands("hot", 31, T0)))), T0);
+
+        FraudFlag flag = flags.readValue();
+        assertThat(flag.getKey()).isEqualTo("item:post:hot");
+        assertThat(flags.isEmpty()).isTrue();
     }
 
     @Test

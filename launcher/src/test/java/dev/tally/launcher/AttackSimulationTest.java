@@ -60,7 +60,7 @@ class AttackSimulationTest {
         fprops.putAll(props);
         fprops.put(StreamsConfig.APPLICATION_ID_CONFIG, "sim-fraud");
         FraudDetectorConfig fc = FraudDetectorConfig.from(dev.tally.common.Env.of(Map.of()));
-        try (var processor = new TopologyTestDriver(VoteTopology.build(pc), props, T0);
+        try (var processor = new TopologyTestDriver(VoteTopology.build(pc, 1), props, T0);
              var fraud = new TopologyTestDriver(FraudTopology.build(fc), fprops, T0)) {
             var commands = processor.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                     Topics.VOTE_COMMANDS.valueSerde().serializer());
@@ -107,7 +107,7 @@ class AttackSimulationTest {
                 // the burst watch reads the processor's count deltas, flushed every 100 ms
                 processor.advanceWallClockTime(Duration.ofMillis(100));
                 for (var d : deltas.readKeyValuesToList()) {
-                    counted += d.value.getUpvotes() + d.value.getDownvotes();
+                    counted += d.value.getDeltas().stream().mapToLong(x -> x.getUpvotes() + x.getDownvotes()).sum();
                     fraudDeltas.pipeInput(d.key, d.value, c.getReceivedAt());
                 }
                 for (FraudFlag f : fraudOut.readValuesToList()) {
@@ -139,7 +139,8 @@ class AttackSimulationTest {
             }
             quarantine.readValuesToList().forEach(r -> heldRecords.put(r.getCommandId(), r));
             processor.advanceWallClockTime(Duration.ofMillis(200));
-            counted += deltas.readValuesToList().stream().mapToLong(d -> d.getUpvotes() + d.getDownvotes()).sum();
+            counted += deltas.readValuesToList().stream().flatMap(b -> b.getDeltas().stream())
+                    .mapToLong(d -> d.getUpvotes() + d.getDownvotes()).sum();
 
             int attackTotal = 0;
             int attackCaught = 0;

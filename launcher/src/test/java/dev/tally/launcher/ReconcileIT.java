@@ -314,9 +314,9 @@ class ReconcileIT {
         var kafka = node.runtime().kafka();
         try (var producer = new KafkaProducer<>(kafka.producerProps("it-reconcile-bogus", Duration.ofSeconds(10)),
                 Topics.COUNT_DELTAS.keySerde().serializer(), Topics.COUNT_DELTAS.valueSerde().serializer())) {
-            producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), key(it), CountDelta.newBuilder()
+            producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), key(it), Topics.batchOf(CountDelta.newBuilder()
                     .setItemType("post").setItemId(it).setUpvotes(up).setDownvotes(down).setReactions(reactions)
-                    .setWeightedDown(down).setSourcePartition(-1).setThroughOffset(-1).build())).get();
+                    .setWeightedDown(down).setSourcePartition(-1).setThroughOffset(-1).build()))).get();
         }
     }
 

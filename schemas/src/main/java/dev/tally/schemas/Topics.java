@@ -1,6 +1,7 @@
 package dev.tally.schemas;
 
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemStatus;
@@ -28,7 +29,8 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #VOTE_EVENTS}: keyed by item ({@code type:id}); every resolved change, before and after.</li>
  *   <li>{@link #VOTE_OUTCOMES}: one batch of answers per command batch and waiting API instance, written to the
  *       partition that instance reads.</li>
- *   <li>{@link #COUNT_DELTAS}: keyed by item; pre-aggregated count changes per vote-processor task.</li>
+ *   <li>{@link #COUNT_DELTAS}: batches of pre-aggregated count changes per vote-processor task, one delta per item, all
+ *       items of a batch of one partition; keyed by the first delta's item.</li>
  *   <li>{@link #NETWORK_COMMANDS}: keyed by hashed network; the commands of each batch that carried a network, grouped
  *       by network, as the vote-processor read them: what the fraud-detector's network watch counts.</li>
  *   <li>{@link #ITEM_COUNTS}: keyed by item, compacted; latest counts per item.</li>
@@ -61,8 +63,9 @@ public final class Topics {
     public static final Topic<String, VoteOutcomeBatch> VOTE_OUTCOMES =
             new Topic<>("tally.vote-outcomes", KEY, BatchSerde.of(VoteOutcomeBatch.class, VoteOutcome.class,
                     o -> new VoteOutcomeBatch(new java.util.ArrayList<>(java.util.List.of(o)))), false, days(1));
-    public static final Topic<String, CountDelta> COUNT_DELTAS =
-            new Topic<>("tally.count-deltas", KEY, AvroSerde.of(CountDelta.class), false, days(7));
+    public static final Topic<String, CountDeltaBatch> COUNT_DELTAS =
+            new Topic<>("tally.count-deltas", KEY, BatchSerde.of(CountDeltaBatch.class, CountDelta.class,
+                    Topics::batchOf), false, days(7));
     public static final Topic<String, VoteCommandBatch> NETWORK_COMMANDS =
             new Topic<>("tally.network-commands", KEY, AvroSerde.of(VoteCommandBatch.class), false, days(7));
     public static final Topic<String, ItemCounts> ITEM_COUNTS =
@@ -112,8 +115,18 @@ public final class Topics {
      * holds only voters of its partition and a voter's commands stay in one task, in order.
      */
     public static int voterPartition(String voter, int partitions) {
+        return partition(voter, partitions);
+    }
+
+    /** The partition Kafka's default partitioner gives a record keyed by {@code key} (as UTF-8) in a topic of {@code partitions}. */
+    public static int partition(String key, int partitions) {
         return org.apache.kafka.common.utils.Utils.toPositive(org.apache.kafka.common.utils.Utils.murmur2(
-                voter.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+                key.getBytes(java.nio.charset.StandardCharsets.UTF_8))) % partitions;
+    }
+
+    /** A batch of one delta: what a record written as a single delta reads as. */
+    public static CountDeltaBatch batchOf(CountDelta delta) {
+        return new CountDeltaBatch(new java.util.ArrayList<>(java.util.List.of(delta)));
     }
 
     /** A batch of one command: what a record written as a single command before batches reads as. */

@@ -2,6 +2,7 @@ package dev.tally.processor;
 
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
+import dev.tally.common.TopicAdmin;
 import dev.tally.common.query.RemoteQuery;
 import dev.tally.common.query.StoreRouter;
 import dev.tally.common.query.Unavailable;
@@ -9,6 +10,7 @@ import dev.tally.common.query.VoterStateQuery;
 import dev.tally.common.query.VoterStateView;
 import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
+import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.HostInfo;
@@ -34,7 +36,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
         var service = new StreamsService("vote-processor",
-                VoteTopology.build(config), props);
+                VoteTopology.build(config, TopicAdmin.partitions(runtime.kafka(), Topics.COUNT_DELTAS.name())), props);
         return new VoteProcessor(service.start(runtime.kafka()), self);
     }
 

@@ -29,9 +29,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network
  * go to {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's
  * network watch counts what reached Kafka, and so never reads the command stream itself). Count deltas go to
- * {@code tally.count-deltas} as {@link PendingDeltas} says: an item's first change of an interval at once, the
+ * {@code tally.count-deltas} as {@link PendingDeltas} says — an item's first change of an interval at once, the
  * rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
- * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice).
+ * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice)
+ * — gathered into one record per {@code tally.count-deltas} partition for each command batch, decision or flush
+ * ({@link DeltaBatches}).
  */
 final class VoteResolver extends ContextualProcessor<String, Object, String, Object> {
     private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
@@ -39,20 +41,21 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     private final VoteProcessorConfig config;
     private final Map<Integer, List<VoteOutcome>> answers = new LinkedHashMap<>();
-    private long timestamp; // of the record or punctuation being handled: what a delta sent at once carries
+    private final DeltaBatches deltas;
     private PendingDeltas pending;
     private IdempotencyKeys idempotency;
     private VoteDecider decider;
 
-    VoteResolver(VoteProcessorConfig config) {
+    /** @param deltaPartitions the partitions of {@code tally.count-deltas} */
+    VoteResolver(VoteProcessorConfig config, int deltaPartitions) {
         this.config = config;
+        this.deltas = new DeltaBatches(deltaPartitions);
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
         super.init(context);
-        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE), (itemKey, delta) ->
-                context().forward(new Record<>(itemKey, (Object) delta, timestamp), VoteTopology.DELTAS_SINK));
+        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE), deltas::add);
         idempotency = new IdempotencyKeys(context.getStateStore(VoteTopology.IDEMPOTENCY_STORE), config.idempotencyTtl());
         KeyValueStore<String, ItemStatus> catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
         KeyValueStore<String, ReactionType> registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
@@ -71,7 +74,6 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     @Override
     public void process(Record<String, Object> record) {
         long now = context().currentSystemTimeMs();
-        timestamp = record.timestamp();
         if (record.value() instanceof QuarantineRecord decision) {
             moderate(decision, now, record.timestamp());
         } else if (record.value() instanceof VoteCommandBatch batch) {
@@ -93,6 +95,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             sendAnswers(record.timestamp());
             sendNetworks(batch, record.timestamp());
         }
+        sendDeltas(record.timestamp());
     }
 
     /** The batch's commands that carried a network, one record per network, in their order. */
@@ -122,8 +125,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     /** The review job: every held vote past its review delay, decided as a moderator would. */
     private void review(long now) {
-        timestamp = now;
         decider.reviewDue(now).forEach(decision -> moderate(decision, now, now));
+        sendDeltas(now);
     }
 
     private void emit(Decision decision, long timestamp) {
@@ -149,9 +152,14 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         answers.clear();
     }
 
-    /** Forwards every pending delta (one record per item touched since the last flush) and clears them. */
+    /** Forwards every pending delta (one per item touched since the last flush) and clears them. */
     private void flush(long timestamp) {
-        pending.flush((itemKey, delta) ->
-                context().forward(new Record<>(itemKey, (Object) delta, timestamp), VoteTopology.DELTAS_SINK));
+        pending.flush(deltas::add);
+        sendDeltas(timestamp);
+    }
+
+    /** The deltas of the step just taken, one record per {@code tally.count-deltas} partition. */
+    private void sendDeltas(long timestamp) {
+        deltas.send((key, batch) -> context().forward(new Record<>(key, (Object) batch, timestamp), VoteTopology.DELTAS_SINK));
     }
 }

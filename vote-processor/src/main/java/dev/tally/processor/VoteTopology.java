@@ -24,8 +24,8 @@ import org.apache.kafka.streams.state.Stores;
  * for read-your-writes) with idempotency keys in
  * {@value #IDEMPOTENCY_STORE} (voter|key → first answer) and per-voter limits in {@value #VOTER_QUOTAS_STORE},
  * and writes
- * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, keyed
- * by item), {@code tally.vote-outcomes} (to the partition the waiting API reads) and {@code tally.network-commands}
+ * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, batched per
+ * partition, keyed by the batch's first item), {@code tally.vote-outcomes} (to the partition the waiting API reads) and {@code tally.network-commands}
  * (the commands that carried a network, keyed by it, for the fraud-detector). All values Avro.
  */
 public final class VoteTopology {
@@ -51,7 +51,8 @@ public final class VoteTopology {
 
     private VoteTopology() {}
 
-    public static Topology build(VoteProcessorConfig config) {
+    /** @param deltaPartitions the partitions of {@code tally.count-deltas}: each delta batch holds one partition's items */
+    public static Topology build(VoteProcessorConfig config, int deltaPartitions) {
         var commands = Topics.VOTE_COMMANDS;
         Topology topology = new Topology();
         addGlobalTable(topology, Topics.REACTION_TYPES, REACTION_TYPES_STORE);
@@ -63,7 +64,7 @@ public final class VoteTopology {
         var decisions = Topics.QUARANTINE_DECISIONS;
         topology.addSource(DECISIONS_SOURCE, decisions.keySerde().deserializer(), decisions.valueSerde().deserializer(),
                 decisions.name());
-        topology.addProcessor(RESOLVER, () -> new VoteResolver(config), SOURCE, DECISIONS_SOURCE);
+        topology.addProcessor(RESOLVER, () -> new VoteResolver(config, deltaPartitions), SOURCE, DECISIONS_SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STORE),
                 Serdes.String(), AvroSerde.of(QuarantineRecord.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STATE_STORE),

@@ -3,6 +3,7 @@ package dev.tally.processor;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.ItemState;
 import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
@@ -39,7 +40,10 @@ final class ProcessorDriver implements AutoCloseable {
     final TestInputTopic<String, ReactionType> reactions;
     final TestInputTopic<String, ItemStatus> catalog;
     final TestOutputTopic<String, VoteEvent> events;
-    final TestOutputTopic<String, CountDelta> deltas;
+    /** The partitions of {@code tally.count-deltas} the processor batches its deltas for. */
+    static final int DELTA_PARTITIONS = 4;
+
+    final TestOutputTopic<String, CountDeltaBatch> deltaBatches;
     final TestOutputTopic<String, VoteOutcomeBatch> outcomes;
 
     ProcessorDriver() {
@@ -51,7 +55,7 @@ final class ProcessorDriver implements AutoCloseable {
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "vote-processor-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
-        driver = new TopologyTestDriver(VoteTopology.build(config), props, Instant.parse("2026-11-30T00:00:00Z"));
+        driver = new TopologyTestDriver(VoteTopology.build(config, DELTA_PARTITIONS), props, Instant.parse("2026-11-30T00:00:00Z"));
         commands = driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                 Topics.VOTE_COMMANDS.valueSerde().serializer());
         reactions = driver.createInputTopic(Topics.REACTION_TYPES.name(), Topics.REACTION_TYPES.keySerde().serializer(),
@@ -60,7 +64,7 @@ final class ProcessorDriver implements AutoCloseable {
                 Topics.ITEM_CATALOG.valueSerde().serializer());
         events = driver.createOutputTopic(Topics.VOTE_EVENTS.name(), Topics.VOTE_EVENTS.keySerde().deserializer(),
                 Topics.VOTE_EVENTS.valueSerde().deserializer());
-        deltas = driver.createOutputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().deserializer(),
+        deltaBatches = driver.createOutputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().deserializer(),
                 Topics.COUNT_DELTAS.valueSerde().deserializer());
         outcomes = driver.createOutputTopic(Topics.VOTE_OUTCOMES.name(), Topics.VOTE_OUTCOMES.keySerde().deserializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().deserializer());
@@ -87,6 +91,28 @@ final class ProcessorDriver implements AutoCloseable {
 
     static VoteCommand reaction(String voter, String item, String code, VoteMode mode) {
         return command(voter, item).setAction(CommandAction.REACTION).setReaction(code).setMode(mode).build();
+    }
+
+    /**
+     * Every delta forwarded since the last read, in order, out of their batches — each checked to be keyed by its
+     * first item and to hold only items of the record's partition, at most one delta per item.
+     */
+    List<CountDelta> deltas() {
+        List<CountDelta> all = new ArrayList<>();
+        for (var record : deltaBatches.readKeyValuesToList()) {
+            List<CountDelta> batch = record.value.getDeltas();
+            assertThat(batch).as("a batch holds deltas").isNotEmpty();
+            assertThat(record.key).as("keyed by its first item").isEqualTo(itemKey(batch.get(0)));
+            int partition = Topics.partition(record.key, DELTA_PARTITIONS);
+            assertThat(batch).as("every item of the record's partition").allMatch(d -> Topics.partition(itemKey(d), DELTA_PARTITIONS) == partition);
+            assertThat(batch.stream().map(ProcessorDriver::itemKey).distinct().count()).as("one delta per item").isEqualTo(batch.size());
+            all.addAll(batch);
+        }
+        return all;
+    }
+
+    static String itemKey(CountDelta d) {
+        return Topics.itemKey(d.getItemType(), d.getItemId());
     }
 
     /** Sends the command (a batch of one) and returns the processor's answer to it. */
@@ -120,7 +146,7 @@ final class ProcessorDriver implements AutoCloseable {
      */
     CountDelta flushedSum() {
         driver.advanceWallClockTime(FLUSH);
-        List<CountDelta> all = deltas.readValuesToList();
+        List<CountDelta> all = deltas();
         assertThat(all).as("deltas since the last read").isNotEmpty();
         assertThat(all).extracting(CountDelta::getItemId).as("one item").containsOnly(all.get(0).getItemId());
         CountDelta sum = CountDelta.newBuilder(all.get(0)).setReactions(new java.util.HashMap<>(all.get(0).getReactions())).build();

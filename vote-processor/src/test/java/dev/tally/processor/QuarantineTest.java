@@ -52,7 +52,7 @@ class QuarantineTest {
 
     private long flushedUpvotes() {
         p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
-        return p.deltas.readValuesToList().stream().mapToLong(CountDelta::getUpvotes).sum();
+        return p.deltas().stream().mapToLong(CountDelta::getUpvotes).sum();
     }
 
     @Test
@@ -150,7 +150,7 @@ class QuarantineTest {
     private long[] flushedUpDown() {
         p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
         long[] upDown = new long[2];
-        p.deltas.readValuesToList().forEach(d -> {
+        p.deltas().forEach(d -> {
             upDown[0] += d.getUpvotes();
             upDown[1] += d.getDownvotes();
         });

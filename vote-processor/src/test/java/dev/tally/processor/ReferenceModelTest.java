@@ -213,7 +213,7 @@ class ReferenceModelTest {
 
     private static void drain(ProcessorDriver p, Map<String, Long> projected) {
         p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
-        List<CountDelta> deltas = new ArrayList<>(p.deltas.readValuesToList());
+        List<CountDelta> deltas = new ArrayList<>(p.deltas());
         for (CountDelta d : deltas) {
             merge(projected, d.getItemId() + "/up", d.getUpvotes());
             merge(projected, d.getItemId() + "/down", d.getDownvotes());

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.common.StreamsService;
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
@@ -14,7 +15,9 @@ import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
@@ -28,7 +31,6 @@ class VoteTopologyTest {
     private ProcessorDriver fixture;
     private TopologyTestDriver driver;
     private TestOutputTopic<String, VoteEvent> events;
-    private TestOutputTopic<String, CountDelta> deltas;
     private TestOutputTopic<String, VoteOutcomeBatch> outcomes;
     private TestInputTopic<String, VoteCommandBatch> commands;
 
@@ -37,7 +39,6 @@ class VoteTopologyTest {
         fixture = new ProcessorDriver();
         driver = fixture.driver;
         events = fixture.events;
-        deltas = fixture.deltas;
         outcomes = fixture.outcomes;
         commands = fixture.commands;
     }
@@ -57,7 +58,7 @@ class VoteTopologyTest {
 
     @Test
     void advertisesThatItReadsEveryRecordedCommandFormatAndTheOneTheApiWrites() {
-        var reads = StreamsService.reads(VoteTopology.build(ProcessorDriver.CONFIG));
+        var reads = StreamsService.reads(VoteTopology.build(ProcessorDriver.CONFIG, ProcessorDriver.DELTA_PARTITIONS));
         var commandFormats = Topics.VOTE_COMMANDS.fingerprints().orElseThrow();
         assertThat(reads.get(Topics.VOTE_COMMANDS.name()))
                 .contains(commandFormats.writtenFingerprint())
@@ -76,11 +77,11 @@ class VoteTopologyTest {
         assertThat(event.getBefore().getVote()).isZero();
         assertThat(event.getAfter().getVote()).isEqualTo(1);
         assertThat(event.getSourceOffset()).isEqualTo(outcome.getSourceOffset());
-        var delta = deltas.readKeyValue(); // the item's first change of the interval: at once, no flush
-        assertThat(deltas.isEmpty()).isTrue();
-        assertThat(delta.key).isEqualTo("post:1");
-        assertThat(delta.value.getUpvotes()).isEqualTo(1);
-        assertThat(delta.value.getThroughOffset()).isEqualTo(outcome.getSourceOffset());
+        List<CountDelta> sent = fixture.deltas(); // the item's first change of the interval: at once, no flush
+        assertThat(sent).hasSize(1);
+        assertThat(ProcessorDriver.itemKey(sent.get(0))).isEqualTo("post:1");
+        assertThat(sent.get(0).getUpvotes()).isEqualTo(1);
+        assertThat(sent.get(0).getThroughOffset()).isEqualTo(outcome.getSourceOffset());
     }
 
     @Test
@@ -97,13 +98,13 @@ class VoteTopologyTest {
     void shouldChangeDirectionMovingBothCountersInOneDelta() {
         send(vote("v1", "1", 1, VoteMode.TOGGLE));
         driver.advanceWallClockTime(FLUSH);
-        deltas.readValue();
+        fixture.deltas();
 
         VoteOutcome changed = send(vote("v1", "1", -1, VoteMode.TOGGLE));
         driver.advanceWallClockTime(FLUSH);
 
         assertThat(changed.getOutcome()).isEqualTo(Outcome.CHANGED);
-        CountDelta delta = deltas.readValue();
+        CountDelta delta = fixture.deltas().get(0);
         assertThat(delta.getUpvotes()).isEqualTo(-1);
         assertThat(delta.getDownvotes()).isEqualTo(1);
     }
@@ -124,19 +125,39 @@ class VoteTopologyTest {
         for (int i = 0; i < 500; i++) {
             send(vote("voter-" + i, "viral", 1, VoteMode.TOGGLE));
         }
-        assertThat(deltas.readValuesToList()).as("the first vote, at once").extracting(CountDelta::getUpvotes).containsExactly(1L);
+        assertThat(fixture.deltas()).as("the first vote, at once").extracting(CountDelta::getUpvotes).containsExactly(1L);
         driver.advanceWallClockTime(FLUSH);
 
-        List<CountDelta> flushed = deltas.readValuesToList();
+        List<CountDelta> flushed = fixture.deltas();
         assertThat(flushed).hasSize(1);
         assertThat(flushed.get(0).getUpvotes()).isEqualTo(499);
         assertThat(flushed.get(0).getCommands()).isEqualTo(499);
 
         send(vote("voter-500", "viral", 1, VoteMode.TOGGLE));
-        assertThat(deltas.readValuesToList()).as("a new interval: the first change at once again").hasSize(1);
+        assertThat(fixture.deltas()).as("a new interval: the first change at once again").hasSize(1);
         KeyValueStore<String, CountDelta> pending = driver.getKeyValueStore(VoteTopology.PENDING_DELTAS_STORE);
         try (var it = pending.all()) {
             assertThat(it.hasNext()).as("a flush empties the pending deltas").isFalse();
+        }
+    }
+
+    @Test
+    void shouldSendABatchsDeltasAsOneRecordPerPartitionOfTheirItems() {
+        List<VoteCommand> batch = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            batch.add(vote("v1", "item-" + i, 1, VoteMode.SET));
+        }
+        fixture.sendBatch(batch);
+
+        long partitions = batch.stream().map(c -> Topics.partition(Topics.itemKey("post", c.getItemId()),
+                ProcessorDriver.DELTA_PARTITIONS)).distinct().count();
+        List<KeyValue<String, CountDeltaBatch>> records = fixture.deltaBatches.readKeyValuesToList();
+        assertThat(records).as("one record per partition the items fall in").hasSize((int) partitions);
+        assertThat(records.stream().mapToInt(r -> r.value.getDeltas().size()).sum()).isEqualTo(40);
+        for (KeyValue<String, CountDeltaBatch> r : records) {
+            int partition = Topics.partition(r.key, ProcessorDriver.DELTA_PARTITIONS);
+            assertThat(r.value.getDeltas()).allMatch(d -> d.getUpvotes() == 1
+                    && Topics.partition(ProcessorDriver.itemKey(d), ProcessorDriver.DELTA_PARTITIONS) == partition);
         }
     }
 
@@ -233,7 +254,7 @@ class VoteTopologyTest {
 
     @Test
     void topologyNamesItsStoresAndSinks() {
-        String description = VoteTopology.build(ProcessorDriver.CONFIG).describe().toString();
+        String description = VoteTopology.build(ProcessorDriver.CONFIG, ProcessorDriver.DELTA_PARTITIONS).describe().toString();
         assertThat(description).contains(VoteTopology.VOTER_ITEM_STORE, VoteTopology.PENDING_DELTAS_STORE,
                 Topics.VOTE_EVENTS.name(), Topics.COUNT_DELTAS.name(), Topics.VOTE_OUTCOMES.name());
     }

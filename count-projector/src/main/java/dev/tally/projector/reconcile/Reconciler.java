@@ -1,7 +1,7 @@
 package dev.tally.projector.reconcile;
 
 import dev.tally.common.KafkaSettings;
-import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schemas.Topic;
@@ -54,7 +54,7 @@ public final class Reconciler implements AutoCloseable {
     private final KafkaSettings kafka;
     private final String projectorGroup;
     private final Admin admin;
-    private KafkaProducer<String, CountDelta> producer;
+    private KafkaProducer<String, CountDeltaBatch> producer;
 
     /**
      * @param projectorApplicationId the count-projector's application id ({@code TALLY_PROJECTOR_APP_ID}),
@@ -125,7 +125,7 @@ public final class Reconciler implements AutoCloseable {
 
     /**
      * Writes one correcting {@code CountDelta} (expected − actual, {@code source_partition} -1) per
-     * drifting item of the report to {@code tally.count-deltas}, and returns once all are acknowledged.
+     * drifting item of the report to {@code tally.count-deltas}, each a batch of one keyed by its item, and returns once all are acknowledged.
      *
      * <p>Corrections are deltas, so votes that arrive meanwhile stay counted. But a report must be repaired
      * once only, and only if taken after the previous repair was reflected (see {@link #projected}):
@@ -143,7 +143,7 @@ public final class Reconciler implements AutoCloseable {
         }
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (ItemDrift item : drifting) {
-            sent.add(producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), item.item(), item.correction())));
+            sent.add(producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), item.item(), Topics.batchOf(item.correction()))));
         }
         producer.flush();
         Map<TopicPartition, Long> offsets = new HashMap<>();

@@ -154,17 +154,17 @@ class LedgerTest {
             var deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                     Topics.COUNT_DELTAS.valueSerde().serializer());
             for (VoteEvent e : events) {
-                deltas.pipeInput("post:1", deltaOf(e));
+                deltas.pipeInput("post:1", Topics.batchOf(deltaOf(e)));
             }
-            deltas.pipeInput("post:1", CountDelta.newBuilder().setItemType("post").setItemId("1").setUpvotes(5)
-                    .setReactions(Map.of("wow", 2L)).setSourcePartition(-1).setThroughOffset(-1).build());
+            deltas.pipeInput("post:1", Topics.batchOf(CountDelta.newBuilder().setItemType("post").setItemId("1").setUpvotes(5)
+                    .setReactions(Map.of("wow", 2L)).setSourcePartition(-1).setThroughOffset(-1).build()));
             var store = driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
 
             Report drifted = reconcile(Map.of("post:1", store.get("post:1")), events);
             assertThat(drifted.drift()).isEqualTo(5 + 2); // up and wow; the bogus delta left weighted_up alone
             Map<String, Long> watermarks = new TreeMap<>(store.get("post:1").getWatermarks());
 
-            deltas.pipeInput("post:1", drifted.drifting().get(0).correction());
+            deltas.pipeInput("post:1", Topics.batchOf(drifted.drifting().get(0).correction()));
 
             ItemCounts repaired = store.get("post:1");
             assertThat(reconcile(Map.of("post:1", repaired), events).drift()).isZero();

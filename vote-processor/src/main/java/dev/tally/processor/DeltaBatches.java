@@ -1,0 +1,67 @@
+package dev.tally.processor;
+
+import dev.tally.schema.CountDelta;
+import dev.tally.schema.CountDeltaBatch;
+import dev.tally.schemas.Topics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BiConsumer;
+
+/**
+ * The count deltas one step of the processor sends (a command batch, a moderation decision, a flush), gathered
+ * into one {@link CountDeltaBatch} per partition of {@code tally.count-deltas}: each keyed by its first item, so
+ * Kafka's default partitioner puts it where every one of its items belongs and the projector's task for that
+ * partition folds them all. On the uniform bench a command batch of 200 votes on 200 items became 200 delta
+ * records; now it is one per partition.
+ */
+final class DeltaBatches {
+    private final int partitions;
+    private final List<List<CountDelta>> byPartition;
+    private final List<String> firstKeys;
+    private int size;
+
+    /** @param partitions the partitions of {@code tally.count-deltas} */
+    DeltaBatches(int partitions) {
+        if (partitions < 1) {
+            throw new IllegalArgumentException("tally.count-deltas has " + partitions + " partitions");
+        }
+        this.partitions = partitions;
+        this.byPartition = new ArrayList<>(partitions);
+        this.firstKeys = new ArrayList<>(partitions);
+        for (int p = 0; p < partitions; p++) {
+            byPartition.add(new ArrayList<>());
+            firstKeys.add(null);
+        }
+    }
+
+    /** Adds an item's delta to the batch of the item's partition. */
+    void add(String itemKey, CountDelta delta) {
+        int p = Topics.partition(itemKey, partitions);
+        if (firstKeys.get(p) == null) {
+            firstKeys.set(p, itemKey);
+        }
+        byPartition.get(p).add(delta);
+        size++;
+    }
+
+    /** Deltas gathered since the last {@link #send}. */
+    int size() {
+        return size;
+    }
+
+    /** Hands each partition's batch (key: its first item) to {@code forward} and starts again empty. */
+    void send(BiConsumer<String, CountDeltaBatch> forward) {
+        if (size == 0) {
+            return;
+        }
+        for (int p = 0; p < partitions; p++) {
+            List<CountDelta> deltas = byPartition.get(p);
+            if (!deltas.isEmpty()) {
+                forward.accept(firstKeys.get(p), new CountDeltaBatch(new ArrayList<>(deltas)));
+                deltas.clear();
+                firstKeys.set(p, null);
+            }
+        }
+        size = 0;
+    }
+}
