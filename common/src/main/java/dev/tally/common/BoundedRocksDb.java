@@ -53,6 +53,9 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         table.setCacheIndexAndFilterBlocks(true);
         table.setCacheIndexAndFilterBlocksWithHighPriority(true);
         table.setPinTopLevelIndexAndFilter(true);
+        // level-0 files are checked on every lookup: their filters and indexes stay pinned to the file, not looked up
+        // in the shared cache (a hash and a lock) each time
+        table.setPinL0FilterAndIndexBlocksInCache(true);
         options.setWriteBufferManager(writeBuffers);
         options.setTableFormatConfig(table);
         // Streams turns this on: no bloom filter in the last level, which holds most keys, so a key that is in no
