@@ -7,7 +7,6 @@ import dev.tally.schema.FraudFlag;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.QuarantineStatus;
 import dev.tally.schema.VoteCommand;
-import dev.tally.schema.VoterItemState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +17,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
 /**
  * Soft rejection (seed 000): while the fraud-detector flags an item as under a burst, a change from a
  * voter without history is held instead of applied. The voter is answered as if it counted and sees it
- * on their own reads ({@value VoteTopology#HELD_STATE_STORE}); the public counts exclude it; it waits in
- * {@value VoteTopology#HELD_STORE} (and {@code tally.quarantine}) for a decision.
+ * on their own reads (the voter-item record's held state, {@link VoterItems#hold}); the public counts exclude it;
+ * it waits in {@value VoteTopology#HELD_STORE} (and {@code tally.quarantine}) for a decision.
  *
  * <p>A voter-item's held commands form a queue in the order they were cast
  * ({@value VoteTopology#HELD_QUEUE_STORE}), and a new command on a voter-item with held ones joins the
@@ -30,14 +29,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class Quarantine {
     private final KeyValueStore<String, QuarantineRecord> held;
-    private final KeyValueStore<String, VoterItemState> heldStates;
     private final KeyValueStore<String, String> queues;
     private final KeyValueStore<String, FraudFlag> flags;
 
-    Quarantine(KeyValueStore<String, QuarantineRecord> held, KeyValueStore<String, VoterItemState> heldStates,
-               KeyValueStore<String, String> queues, KeyValueStore<String, FraudFlag> flags) {
+    Quarantine(KeyValueStore<String, QuarantineRecord> held, KeyValueStore<String, String> queues,
+               KeyValueStore<String, FraudFlag> flags) {
         this.held = held;
-        this.heldStates = heldStates;
         this.queues = queues;
         this.flags = flags;
     }
@@ -50,16 +47,10 @@ final class Quarantine {
         return active ? Optional.of(flag) : Optional.empty();
     }
 
-    /** The state the voter sees on a held item, if they have a vote held there. */
-    Optional<VoterItemState> heldState(String stateKey) {
-        return Optional.ofNullable(heldStates.get(stateKey));
-    }
-
-    /** Holds a command at the end of its voter-item's queue; {@code after} is what the voter now sees. */
-    QuarantineRecord hold(VoteCommand c, String stateKey, VoterItemState after, String reason, long now) {
+    /** Holds a command at the end of its voter-item's queue. */
+    QuarantineRecord hold(VoteCommand c, String stateKey, String reason, long now) {
         QuarantineRecord record = new QuarantineRecord(c.getCommandId(), QuarantineStatus.HELD, reason, c, Instant.ofEpochMilli(now));
         held.put(c.getCommandId(), record);
-        heldStates.put(stateKey, after);
         String queue = queues.get(stateKey);
         queues.put(stateKey, queue == null ? c.getCommandId() : queue + SEPARATOR + c.getCommandId());
         return record;
@@ -113,15 +104,6 @@ final class Quarantine {
             }
         }
         return out;
-    }
-
-    /** Sets what the voter sees while commands are queued, or clears it when none are. */
-    void restate(String stateKey, Optional<VoterItemState> seen) {
-        if (seen.isPresent()) {
-            heldStates.put(stateKey, seen.get());
-        } else {
-            heldStates.delete(stateKey);
-        }
     }
 
     /** Held, undecided commands held since before {@code cutoff} (epoch ms), for the review job. */

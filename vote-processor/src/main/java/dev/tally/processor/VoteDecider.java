@@ -108,7 +108,7 @@ final class VoteDecider {
             VoterState after = VoteRules.resolve(VoterItems.rules(base), queued).after();
             seen = VoterItems.state(after, weightAfter(base, after, queued));
         }
-        quarantine.restate(key, Optional.ofNullable(seen));
+        voterItems.hold(key, Optional.ofNullable(seen));
         return Optional.of(new Moderation(recorded.get(), released));
     }
 
@@ -135,8 +135,10 @@ final class VoteDecider {
     private Decision resolve(VoteCommand command, Source source, long now, boolean fresh) {
         String itemKey = Topics.itemKey(command.getItemType(), command.getItemId());
         String key = key(command);
-        Optional<VoterItemState> heldState = fresh ? quarantine.heldState(key) : Optional.empty();
-        VoterItemState stored = heldState.orElseGet(() -> voterItems.state(key));
+        VoterItems.Entry entry = voterItems.read(key);
+        // a new command on a voter-item with held votes goes behind them, from the state they leave the voter in
+        Optional<VoterItemState> heldState = fresh ? entry.held() : Optional.empty();
+        VoterItemState stored = heldState.orElse(entry.state());
         Optional<CommandChecks.Refusal> refusal = checks.check(command, catalog, registry);
         if (refusal.isPresent()) {
             return new Decision.Refused(rejected(command, stored, refusal.get().reason(), refusal.get().detail(), source));
@@ -151,7 +153,8 @@ final class VoteDecider {
         if (resolution.outcome() == Outcome.UNCHANGED) {
             decision = new Decision.Applied(applied(command, source, resolution.outcome(), stored, afterState), null);
         } else {
-            decision = change(command, source, now, fresh, itemKey, key, heldState, stored, afterState, resolution.outcome());
+            decision = change(command, source, now, fresh, itemKey, key, entry, heldState, stored, afterState,
+                    resolution.outcome());
             if (decision instanceof Decision.Applied) {
                 change = CountChange.of(before, after, stored.getWeight(), weightAfter);
             }
@@ -167,8 +170,8 @@ final class VoteDecider {
 
     /** A change of the voter's state: refused by their limits, held in quarantine, or applied. */
     private Decision change(VoteCommand command, Source source, long now, boolean fresh, String itemKey, String key,
-                            Optional<VoterItemState> heldState, VoterItemState stored, VoterItemState afterState,
-                            Outcome outcome) {
+                            VoterItems.Entry entry, Optional<VoterItemState> heldState, VoterItemState stored,
+                            VoterItemState afterState, Outcome outcome) {
         long at = command.getReceivedAt().toEpochMilli();
         VoterQuotas.Voter limits = quotas.of(command.getVoter());
         Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty() : limits.check(at);
@@ -181,17 +184,18 @@ final class VoteDecider {
         boolean withoutHistory = burst.isPresent() && !limits.votedBefore(burst.get().getRaisedAt().toEpochMilli());
         if (withoutHistory || heldState.isPresent()) {
             limits.record(at);
-            QuarantineRecord record = quarantine.hold(command, key, afterState,
+            QuarantineRecord record = quarantine.hold(command, key,
                     burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
+            voterItems.hold(key, Optional.of(afterState));
             // the public counts hold the voter's public state, not the held one: the answer's "before" is that
             VoteOutcome answer = outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(outcome)
-                    .setHeld(true).setBefore(voterItems.state(key)).setAfter(afterState).build();
+                    .setHeld(true).setBefore(entry.state()).setAfter(afterState).build();
             return new Decision.Held(answer, record);
         }
         if (fresh && !command.getModeration()) {
             limits.record(at);
         }
-        voterItems.put(key, afterState, source.offset());
+        voterItems.put(key, entry, afterState, source.offset());
         VoteEvent event = VoteEvent.newBuilder()
                 .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                 .setItemType(command.getItemType()).setItemId(command.getItemId())

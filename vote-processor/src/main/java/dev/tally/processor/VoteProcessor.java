@@ -55,11 +55,14 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
     private VoterStateView read(ReadOnlyKeyValueStore<String, ?> states, String voterHash, String itemType, String itemId,
                                 int partition, boolean stale) throws Unavailable {
         String key = VoterItems.key(voterHash, itemType, itemId);
-        VoterItemState held = this.<VoterItemState>store(VoteTopology.HELD_STATE_STORE).get(key);
-        if (held != null) { // a quarantined vote: its voter sees it, the public counts do not
+        VoterItem s = (VoterItem) states.get(key);
+        // a quarantined vote: its voter sees it, the public counts do not (held in the record, or in the legacy store
+        // on a task that has not run since the held state moved into the record)
+        VoterItemState held = s != null && s.getHeld() != null ? s.getHeld()
+                : this.<VoterItemState>store(VoteTopology.HELD_STATE_STORE).get(key);
+        if (held != null) {
             return new VoterStateView(held.getVote(), held.getReaction(), partition, -1, stale);
         }
-        VoterItem s = (VoterItem) states.get(key);
         if (s == null) {
             return VoterStateView.none(partition);
         }

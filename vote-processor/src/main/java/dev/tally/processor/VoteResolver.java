@@ -45,6 +45,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     private PendingDeltas pending;
     private IdempotencyKeys idempotency;
     private VoteDecider decider;
+    private VoterItems voterItems;
+    private boolean migrated; // the legacy held states moved into the voter-item records, once per task
 
     /** @param deltaPartitions the partitions of {@code tally.count-deltas} */
     VoteResolver(VoteProcessorConfig config, int deltaPartitions) {
@@ -57,14 +59,14 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         super.init(context);
         pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE), deltas::add);
         idempotency = new IdempotencyKeys(context.getStateStore(VoteTopology.IDEMPOTENCY_STORE), config.idempotencyTtl());
+        voterItems = new VoterItems(context.getStateStore(VoteTopology.VOTER_ITEM_STORE),
+                context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE), context.getStateStore(VoteTopology.HELD_STATE_STORE));
         KeyValueStore<String, ItemStatus> catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
         KeyValueStore<String, ReactionType> registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
         decider = new VoteDecider(config, catalog::get, registry::get,
-                new VoterItems(context.getStateStore(VoteTopology.VOTER_ITEM_STORE),
-                        context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE)),
-                new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE)),
-                new Quarantine(context.getStateStore(VoteTopology.HELD_STORE), context.getStateStore(VoteTopology.HELD_STATE_STORE),
-                        context.getStateStore(VoteTopology.HELD_QUEUE_STORE), context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE)),
+                voterItems, new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE)),
+                new Quarantine(context.getStateStore(VoteTopology.HELD_STORE), context.getStateStore(VoteTopology.HELD_QUEUE_STORE),
+                        context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE)),
                 pending, idempotency);
         context.schedule(config.deltaFlushInterval(), PunctuationType.WALL_CLOCK_TIME, this::flush);
         context.schedule(PURGE_INTERVAL, PunctuationType.WALL_CLOCK_TIME, idempotency::purgeExpired);
@@ -73,6 +75,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     @Override
     public void process(Record<String, Object> record) {
+        migrateOnce();
         long now = context().currentSystemTimeMs();
         if (record.value() instanceof QuarantineRecord decision) {
             moderate(decision, now, record.timestamp());
@@ -96,6 +99,14 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             sendNetworks(batch, record.timestamp());
         }
         sendDeltas(record.timestamp());
+    }
+
+    /** In the first transaction this task runs in (not in init, which has no record to log a store change with). */
+    private void migrateOnce() {
+        if (!migrated) {
+            voterItems.migrateHeldStates();
+            migrated = true;
+        }
     }
 
     /** The batch's commands that carried a network, one record per network, in their order. */
@@ -125,6 +136,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     /** The review job: every held vote past its review delay, decided as a moderator would. */
     private void review(long now) {
+        migrateOnce();
         decider.reviewDue(now).forEach(decision -> moderate(decision, now, now));
         sendDeltas(now);
     }

@@ -20,8 +20,8 @@ import org.apache.kafka.streams.state.Stores;
 /**
  * The vote-processor topology: reads {@code tally.vote-commands} (command batches, keyed by hashed voter) and the global
  * tables {@code tally.reaction-types} and {@code tally.item-catalog}, resolves each command in the
- * {@value #VOTER_ITEM_STORE} store (voter|item → one record: state, weight and the offset of its last change,
- * for read-your-writes) with idempotency keys in
+ * {@value #VOTER_ITEM_STORE} store (voter|item → one record: state, weight, the offset of its last change,
+ * for read-your-writes, and what the voter sees while votes of theirs there are held) with idempotency keys in
  * {@value #IDEMPOTENCY_STORE} (voter|key → first answer) and per-voter limits in {@value #VOTER_QUOTAS_STORE},
  * and writes
  * {@code tally.vote-events} (keyed by item), {@code tally.count-deltas} (pre-aggregated per item, batched per
@@ -67,6 +67,7 @@ public final class VoteTopology {
         topology.addProcessor(RESOLVER, () -> new VoteResolver(config, deltaPartitions), SOURCE, DECISIONS_SOURCE);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STORE),
                 Serdes.String(), AvroSerde.of(QuarantineRecord.class)), RESOLVER);
+        // legacy: what voters saw of their held votes before the voter-item record held it (emptied as a task first runs)
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STATE_STORE),
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_QUEUE_STORE),

@@ -4,20 +4,51 @@ import dev.tally.common.VoterState;
 import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * What each voter holds on each item: one record per voter|item ({@value VoteTopology#VOTER_ITEM_STORE}) with
- * the state, what its vote weighs and the offset of the command that last changed it, read and written
- * once per vote.
+ * the public state, what its vote weighs, the offset of the command that last changed it, and — while votes of
+ * the voter there wait in quarantine — the state the voter sees instead. Read once per vote, written once per
+ * change.
+ *
+ * <p>Two legacy stores are read only for what was written before the record held it all: weights below 1.0 of
+ * votes stored before states carried their weight ({@value VoteTopology#VOTER_ITEM_WEIGHTS_STORE}), and the held
+ * states of voter-items that were in quarantine when the held marker moved into the record
+ * ({@value VoteTopology#HELD_STATE_STORE}), moved into their records by {@link #migrateHeldStates} when a task
+ * first runs.
  */
 final class VoterItems {
     private final KeyValueStore<String, VoterItem> store;
     private final KeyValueStore<String, Double> legacyWeights;
+    private final KeyValueStore<String, VoterItemState> legacyHeld;
 
-    VoterItems(KeyValueStore<String, VoterItem> store, KeyValueStore<String, Double> legacyWeights) {
+    VoterItems(KeyValueStore<String, VoterItem> store, KeyValueStore<String, Double> legacyWeights,
+               KeyValueStore<String, VoterItemState> legacyHeld) {
         this.store = store;
         this.legacyWeights = legacyWeights;
+        this.legacyHeld = legacyHeld;
+    }
+
+    /**
+     * One voter-item as stored.
+     *
+     * @param state  the public state (no vote: {@link VoterState#NONE}, weight 1.0), what the counts hold
+     * @param offset the offset of the command that last changed it, -1 when unknown
+     * @param held   what the voter sees while votes of theirs here wait in quarantine
+     */
+    record Entry(VoterItemState state, long offset, Optional<VoterItemState> held) {
+        static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty());
+
+        /** What the voter sees: the held state while votes wait, else the public one. */
+        VoterItemState seen() {
+            return held.orElse(state);
+        }
     }
 
     static String key(String voter, String itemType, String itemId) {
@@ -25,15 +56,14 @@ final class VoterItems {
     }
 
     /**
-     * The voter-item's state, its vote's weight included (none: no vote, weight 1.0). A vote stored before
-     * states carried their weight has it in the legacy {@value VoteTopology#VOTER_ITEM_WEIGHTS_STORE} store
-     * (only weights below 1.0 were ever written there), read only for such a vote and moved into the state
-     * when it is next written.
+     * The voter-item, its vote's weight included. A vote stored before states carried their weight has it in the
+     * legacy weights store (only weights below 1.0 were ever written there), read only for such a vote and moved
+     * into the record when it is next written.
      */
-    VoterItemState state(String key) {
+    Entry read(String key) {
         VoterItem s = store.get(key);
         if (s == null) {
-            return state(VoterState.NONE, 1.0);
+            return Entry.NONE;
         }
         double weight = s.getWeight();
         if (s.getVote() != 0 && weight == 1.0) {
@@ -43,17 +73,47 @@ final class VoterItems {
                 weight = legacy;
             }
         }
-        return new VoterItemState(s.getVote(), s.getReaction(), weight);
+        return new Entry(new VoterItemState(s.getVote(), s.getReaction(), weight), s.getOffset(), Optional.ofNullable(s.getHeld()));
     }
 
-    /** Writes the new state; {@code offset} -1 (a released vote, no command offset of its own) keeps the last one. */
-    void put(String key, VoterItemState state, long offset) {
-        long kept = offset;
-        if (offset < 0) {
-            VoterItem before = store.get(key);
-            kept = before == null ? -1 : before.getOffset();
+    /** The public state. */
+    VoterItemState state(String key) {
+        return read(key).state();
+    }
+
+    /**
+     * Writes a new public state over {@code before} (as {@link #read} gave it), keeping what the voter sees while
+     * votes are held; {@code offset} -1 (a released vote, no command offset of its own) keeps the last one.
+     */
+    void put(String key, Entry before, VoterItemState state, long offset) {
+        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(),
+                offset < 0 ? before.offset() : offset, before.held().orElse(null)));
+    }
+
+    /** Sets what the voter sees while votes of theirs here are held, or clears it (empty) when none are. */
+    void hold(String key, Optional<VoterItemState> seen) {
+        Entry e = read(key);
+        if (e == Entry.NONE && seen.isEmpty()) { // no record, and nothing to hold: nothing to write
+            return;
         }
-        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(), kept));
+        store.put(key, new VoterItem(e.state().getVote(), e.state().getReaction(), e.state().getWeight(), e.offset(),
+                seen.orElse(null)));
+    }
+
+    /**
+     * Moves the held states a node kept in the legacy store before they lived in the voter-item record into their
+     * records, and empties that store. It holds only the voter-items in quarantine, so this is quick; run once as a
+     * task first processes, inside that transaction.
+     */
+    void migrateHeldStates() {
+        List<KeyValue<String, VoterItemState>> legacy = new ArrayList<>();
+        try (KeyValueIterator<String, VoterItemState> it = legacyHeld.all()) {
+            it.forEachRemaining(legacy::add);
+        }
+        for (KeyValue<String, VoterItemState> e : legacy) {
+            hold(e.key, Optional.of(e.value));
+            legacyHeld.delete(e.key);
+        }
     }
 
     static VoterState rules(VoterItemState s) {

@@ -100,6 +100,35 @@ class QuarantineTest {
     }
 
     @Test
+    void aHeldStateLeftInTheLegacyStoreMovesIntoTheVoterItemRecordAndItsVoteStillReleasesOnce() {
+        burst("hot", T0);
+        // what a node kept before the voter-item record held the held state: the command, its queue, the state seen
+        VoteCommand c = vote("early", "hot", 1, VoteMode.SET);
+        c.setReceivedAt(T0.plusSeconds(5));
+        QuarantineRecord held = new QuarantineRecord(c.getCommandId(), QuarantineStatus.HELD, "burst", c, T0.plusSeconds(5));
+        p.driver.<String, QuarantineRecord>getKeyValueStore(VoteTopology.HELD_STORE).put(c.getCommandId(), held);
+        p.driver.<String, String>getKeyValueStore(VoteTopology.HELD_QUEUE_STORE).put("early|post:hot", c.getCommandId());
+        p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.HELD_STATE_STORE)
+                .put("early|post:hot", new dev.tally.schema.VoterItemState(1, null, 1.0));
+
+        p.voteAt("someone", "elsewhere", T0.plusSeconds(6)); // the task's first record moves it
+
+        var voterItems = p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
+        assertThat(voterItems.get("early|post:hot").getHeld().getVote()).as("the voter still sees their vote").isEqualTo(1);
+        assertThat(voterItems.get("early|post:hot").getVote()).as("the counts do not").isZero();
+        try (var legacy = p.driver.getKeyValueStore(VoteTopology.HELD_STATE_STORE).all()) {
+            assertThat(legacy.hasNext()).as("the legacy store emptied").isFalse();
+        }
+        flushedUpvotes();
+
+        decide(held, QuarantineStatus.RELEASED);
+
+        assertThat(flushedUpvotes()).as("counted once").isEqualTo(1);
+        assertThat(voterItems.get("early|post:hot").getVote()).isEqualTo(1);
+        assertThat(voterItems.get("early|post:hot").getHeld()).as("nothing held any more").isNull();
+    }
+
+    @Test
     void aDiscardIsRecordedAndCountsNothing() {
         burst("hot", T0);
         p.voteAt("newcomer", "hot", T0.plusSeconds(5));
@@ -174,8 +203,8 @@ class QuarantineTest {
         for (int i = 0; i < 5; i++) {
             assertThat(p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
                     .get("fresh" + i + "|post:hot").getVote()).isEqualTo(-1);
-            assertThat(p.driver.getKeyValueStore(VoteTopology.HELD_STATE_STORE).get("fresh" + i + "|post:hot"))
-                    .as("nothing held any more").isNull();
+            assertThat(p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+                    .get("fresh" + i + "|post:hot").getHeld()).as("nothing held any more").isNull();
         }
     }
 
@@ -185,8 +214,8 @@ class QuarantineTest {
         List<QuarantineRecord> held = upThenDownHeld("fresh");
 
         decide(held.get(1), QuarantineStatus.DISCARDED); // the −1 is thrown out, the +1 still waits
-        assertThat(p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.HELD_STATE_STORE)
-                .get("fresh|post:hot").getVote()).as("the voter sees the +1 still held").isEqualTo(1);
+        assertThat(p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+                .get("fresh|post:hot").getHeld().getVote()).as("the voter sees the +1 still held").isEqualTo(1);
         decide(held.get(0), QuarantineStatus.RELEASED);
 
         assertThat(flushedUpDown()).containsExactly(1, 0);
