@@ -380,7 +380,8 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /**
-     * The warm-up: rounds of {@link #warmup} votes, each sent and processed, until a round's compilations took
+     * The warm-up: rounds of {@link #warmup} votes (paced at {@link #rate} when the run is), each sent and processed,
+     * until a round's compilations took
      * less than {@value #WARM_JIT_SHARE} of its time (at most {@link #warmupRounds}). One round is
      * not enough: on 2 cores the C2 queue runs tens of seconds behind a loaded node, and the JIT drops the
      * queued compilations of methods that went idle when the round ended — measured here, the vote-processor's
@@ -397,7 +398,7 @@ final class BenchCommand implements Callable<Integer> {
         for (int round = 1; round <= warmupRounds; round++) {
             long compiled = jit.getTotalCompilationTime();
             long t0 = System.nanoTime();
-            LoadStats warm = new LoadStats(seq, warmup, Long.MAX_VALUE / 2 + t0, 0, false);
+            LoadStats warm = new LoadStats(seq, warmup, Long.MAX_VALUE / 2 + t0, rate, false); // paced as the run is
             send(kafka, http, load, warm, follower);
             boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
             double millis = (System.nanoTime() - t0) / 1e6;
