@@ -1,0 +1,58 @@
+package dev.tally.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.apache.kafka.common.errors.KafkaStorageException;
+import org.apache.kafka.common.errors.OutOfOrderSequenceException;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.config.ConfigurationSource;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.xml.XmlConfiguration;
+import org.apache.logging.log4j.core.impl.Log4jLogEvent;
+import org.apache.logging.log4j.message.SimpleMessage;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The console of {@code ./tally up} (launcher log4j2.xml) drops the broker's retried out-of-order appends, and only those. */
+class RetriedAppendFilterTest {
+    private static final String BROKER = "kafka.server.ReplicaManager";
+
+    @Test
+    void theBrokersErrorForARetriedOutOfOrderAppendIsDroppedAndEveryOtherErrorKept(@TempDir Path dir) throws Exception {
+        LoggerConfig replicaManager = launcherConfig(dir).getLoggerConfig(BROKER);
+        assertThat(replicaManager.getName()).isEqualTo(BROKER);
+
+        assertThat(replicaManager.isFiltered(appendError(new OutOfOrderSequenceException(
+                "Invalid sequence number for producer 9 at offset 4 in partition tally.vote-events-0: 6 (incoming seq. number). "
+                        + "Expected sequence 0 for transactions v2 idempotent producer with no existing state."))))
+                .as("retried by the producer").isTrue();
+        assertThat(replicaManager.isFiltered(appendError(new KafkaStorageException("disk gone"))))
+                .as("any other append error").isFalse();
+        assertThat(replicaManager.isFiltered(appendError(null))).as("an error without an exception").isFalse();
+    }
+
+    private static XmlConfiguration launcherConfig(Path dir) throws Exception {
+        String xml;
+        try (InputStream in = RetriedAppendFilterTest.class.getResourceAsStream("/log4j2.xml")) {
+            xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        // the launcher's own file, its log file moved out of the working directory
+        xml = xml.replace("${env:TALLY_DATA_DIR:-data}", dir.toString());
+        XmlConfiguration config = new XmlConfiguration(new LoggerContext("launcher-config-test"),
+                new ConfigurationSource(new ByteArrayInputStream(xml.getBytes(StandardCharsets.UTF_8))));
+        config.initialize();
+        return config;
+    }
+
+    private static LogEvent appendError(Throwable thrown) {
+        return Log4jLogEvent.newBuilder().setLoggerName(BROKER).setLevel(Level.ERROR)
+                .setMessage(new SimpleMessage("[ReplicaManager broker=1] Error processing append operation on partition x:tally.vote-events-0"))
+                .setThrown(thrown).build();
+    }
+}
