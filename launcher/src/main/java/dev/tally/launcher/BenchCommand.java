@@ -520,7 +520,7 @@ final class BenchCommand implements Callable<Integer> {
         vars.put("TALLY_NETWORK_DAILY_LIMIT", "100000000");
         vars.put("TALLY_NETWORK_ITEM_DAILY_LIMIT", "1000000");
         vars.put("TALLY_CLUSTER_VOTERS", "1000000");
-        vars.put("TALLY_BURST_FLOOR", "1000000");
+        vars.put("TALLY_BURST_FLOOR", "1000000000"); // a viral warm-up puts a million votes on one item in minutes
         vars.put("TALLY_MAX_IN_FLIGHT", "100000");
         return vars;
     }

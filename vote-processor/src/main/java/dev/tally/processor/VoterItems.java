@@ -44,11 +44,6 @@ final class VoterItems {
      */
     record Entry(VoterItemState state, long offset, Optional<VoterItemState> held) {
         static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty());
-
-        /** What the voter sees: the held state while votes wait, else the public one. */
-        VoterItemState seen() {
-            return held.orElse(state);
-        }
     }
 
     static String key(String voter, String itemType, String itemId) {
