@@ -15,13 +15,18 @@ import org.apache.logging.log4j.core.config.ConfigurationSource;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.xml.XmlConfiguration;
 import org.apache.logging.log4j.core.impl.Log4jLogEvent;
+import org.apache.logging.log4j.message.ParameterizedMessage;
 import org.apache.logging.log4j.message.SimpleMessage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The console of {@code ./tally up} (launcher log4j2.xml) drops the broker's retried out-of-order appends, and only those. */
+/**
+ * The console of {@code ./tally up} (launcher log4j2.xml) is silent about a transaction's batches the broker
+ * refused out of order and the producer sent again, and only about those.
+ */
 class RetriedAppendFilterTest {
     private static final String BROKER = "kafka.server.ReplicaManager";
+    private static final String SENDER = "org.apache.kafka.clients.producer.internals.Sender";
 
     @Test
     void theBrokersErrorForARetriedOutOfOrderAppendIsDroppedAndEveryOtherErrorKept(@TempDir Path dir) throws Exception {
@@ -35,6 +40,18 @@ class RetriedAppendFilterTest {
         assertThat(replicaManager.isFiltered(appendError(new KafkaStorageException("disk gone"))))
                 .as("any other append error").isFalse();
         assertThat(replicaManager.isFiltered(appendError(null))).as("an error without an exception").isFalse();
+    }
+
+    @Test
+    void theProducersWarningForThoseTwoRetriedAnswersIsDroppedAndEveryOtherKept(@TempDir Path dir) throws Exception {
+        LoggerConfig sender = launcherConfig(dir).getLoggerConfig(SENDER);
+        assertThat(sender.getName()).isEqualTo(SENDER);
+
+        assertThat(sender.isFiltered(retryWarning("CONCURRENT_TRANSACTIONS"))).isTrue();
+        assertThat(sender.isFiltered(retryWarning("OUT_OF_ORDER_SEQUENCE_NUMBER"))).isTrue();
+        assertThat(sender.isFiltered(retryWarning("OUT_OF_ORDER_SEQUENCE_NUMBER. Error Message: sequence 6, expected 0"))).isTrue();
+        assertThat(sender.isFiltered(retryWarning("NOT_ENOUGH_REPLICAS"))).as("another retried error").isFalse();
+        assertThat(sender.isFiltered(retryWarning("OUT_OF_ORDER_SEQUENCE_NUMBER_X"))).isFalse();
     }
 
     private static XmlConfiguration launcherConfig(Path dir) throws Exception {
@@ -54,5 +71,14 @@ class RetriedAppendFilterTest {
         return Log4jLogEvent.newBuilder().setLoggerName(BROKER).setLevel(Level.ERROR)
                 .setMessage(new SimpleMessage("[ReplicaManager broker=1] Error processing append operation on partition x:tally.vote-events-0"))
                 .setThrown(thrown).build();
+    }
+
+    /** The producer's line, in Kafka 4.4's words. */
+    private static LogEvent retryWarning(String error) {
+        return Log4jLogEvent.newBuilder().setLoggerName(SENDER).setLevel(Level.WARN)
+                .setMessage(new ParameterizedMessage("[Producer clientId=tally-vote-processor-StreamThread-1-producer] Got error produce "
+                        + "response with correlation id {} on topic-partition {}, retrying ({} attempts left). Error: {}",
+                        16, "tally.vote-events-0", 2147483646, error))
+                .build();
     }
 }
