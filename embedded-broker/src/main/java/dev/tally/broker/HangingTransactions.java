@@ -49,7 +49,9 @@ import org.slf4j.LoggerFactory;
  * <p>The repair follows {@code kafka-transactions.sh find-hanging} (KIP-664): every partition's open
  * transactions ({@code DescribeProducers}) against the coordinators' view ({@code ListTransactions},
  * {@code DescribeTransactions}). A transaction whose markers are in flight ({@code PREPARE_*}) is waited
- * for; one its coordinator still runs on that partition is left alone; one its coordinator completed gets
+ * for, and so is one whose producer no coordinator lists yet: right after a restart the coordinator may not
+ * have loaded that producer's {@code __transaction_state} partition (measured: 4 restarts of 15 judged a
+ * transaction "unknown" for that reason alone, and one of 12 then wedged); one its coordinator still runs on that partition is left alone; one its coordinator completed gets
  * the marker the coordinator decided — {@code COMMIT} for {@code COMPLETE_COMMIT}, so a transaction that
  * had reached some partitions (a consumer group's offsets, say) is completed the same way everywhere
  * ({@code kafka-transactions.sh abort} could only abort it, losing what the others committed). Anything
@@ -115,15 +117,21 @@ final class HangingTransactions {
             List<TopicPartition> partitions = partitions(admin);
             while (true) {
                 List<Open> open = open(admin, partitions);
-                Verdict verdict = judge(open, coordinators(admin, open));
-                if (!verdict.inFlight().isEmpty() && System.nanoTime() < deadline) {
+                Map<Long, TransactionDescription> coordinators = coordinators(admin, open);
+                Verdict verdict = judge(open, coordinators);
+                // a producer no coordinator lists yet: its __transaction_state partition may not be loaded yet,
+                // and the transaction it left may be one the coordinator completed without markers
+                boolean unlisted = open.stream().anyMatch(o -> !coordinators.containsKey(o.producer().producerId()));
+                if ((!verdict.inFlight().isEmpty() || unlisted) && System.nanoTime() < deadline) {
                     Thread.sleep(200);
                     continue;
                 }
                 if (!verdict.unknown().isEmpty()) {
                     LOG.info("{} partitions hold an open transaction whose coordinator does not say how it ends (a"
                             + " producer killed mid-transaction aborts its own when it starts again); checked again once"
-                            + " the services run: {}", verdict.unknown().size(), verdict.unknown());
+                            + " the services run: {}; their coordinators: {}", verdict.unknown().size(), verdict.unknown(),
+                            verdict.unknown().stream().map(o -> o.producer().producerId()).distinct()
+                                    .collect(Collectors.toMap(id -> id, id -> describe(coordinators.get(id)))));
                 }
                 if (!verdict.inFlight().isEmpty()) {
                     LOG.warn("transactions still completing after {}: {}", patience, verdict.inFlight());
@@ -134,6 +142,10 @@ final class HangingTransactions {
             LOG.warn("could not check for hanging transactions; continuing", e);
             return Repaired.NOTHING;
         }
+    }
+
+    private static String describe(TransactionDescription txn) {
+        return txn == null ? "none" : txn.state() + " epoch " + txn.producerEpoch() + " on " + txn.topicPartitions().size() + " partitions";
     }
 
     /** Those of {@code earlier} that are still open: the same producer, epoch and start offset on the same partition. */

@@ -15,7 +15,10 @@ final class ChildTally {
     static ProcessBuilder command(String heap, String direct, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xms64m", "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=" + direct,
-                "-XX:+ExitOnOutOfMemoryError", "-cp", System.getProperty("java.class.path"), "dev.tally.launcher.Tally"));
+                "-XX:+ExitOnOutOfMemoryError",
+                // the launcher's own logging, as the script runs it: on a test class path log4j2-test.xml would win
+                "-Dlog4j2.configurationFile=classpath:log4j2.xml",
+                "-cp", System.getProperty("java.class.path"), "dev.tally.launcher.Tally"));
         command.addAll(List.of(args));
         return new ProcessBuilder(command);
     }

@@ -21,10 +21,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The console of {@code ./tally up} (launcher log4j2.xml) is silent about a transaction's batches the broker
- * refused out of order and the producer sent again, and only about those.
+ * The console of {@code ./tally up} (launcher log4j2.xml) is silent about what Kafka logs as ERROR or WARN for
+ * nothing an operator can act on, and only about that: a transaction's batches the broker refused out of order
+ * and the producer sent again; a store a restart rebuilds, which Tally's own line per application reports.
+ * ({@code NodeCrashDrillIT} asserts the console of real starts; its children log with this file.)
  */
-class RetriedAppendFilterTest {
+class ConsoleLogTest {
     private static final String BROKER = "kafka.server.ReplicaManager";
     private static final String SENDER = "org.apache.kafka.clients.producer.internals.Sender";
 
@@ -54,9 +56,23 @@ class RetriedAppendFilterTest {
         assertThat(sender.isFiltered(retryWarning("OUT_OF_ORDER_SEQUENCE_NUMBER_X"))).isFalse();
     }
 
+    @Test
+    void aStoreRebuiltAfterACrashIsReportedByTallysLineNotByAWarningPerStore(@TempDir Path dir) throws Exception {
+        String name = "org.apache.kafka.streams.processor.internals.ProcessorStateManager";
+        LoggerConfig stateManager = launcherConfig(dir).getLoggerConfig(name);
+        assertThat(stateManager.getName()).isEqualTo(name);
+
+        assertThat(stateManager.isFiltered(event(name, Level.WARN, new SimpleMessage("stream-client [tally-vote-processor] State store "
+                + "pending-deltas did not find checkpoint offsets while stores are not empty, since under EOS it has the risk of getting "
+                + "uncommitted data in stores we have to treat it as a task corruption error and wipe out the local state of task 3_1 "
+                + "before re-bootstrapping")))).isTrue();
+        assertThat(stateManager.isFiltered(event(name, Level.ERROR, new SimpleMessage("stream-client [tally-vote-processor] "
+                + "Tried to initialize store offsets for corrupted store pending-deltas")))).isFalse();
+    }
+
     private static XmlConfiguration launcherConfig(Path dir) throws Exception {
         String xml;
-        try (InputStream in = RetriedAppendFilterTest.class.getResourceAsStream("/log4j2.xml")) {
+        try (InputStream in = ConsoleLogTest.class.getResourceAsStream("/log4j2.xml")) {
             xml = new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
         // the launcher's own file, its log file moved out of the working directory
@@ -71,6 +87,10 @@ class RetriedAppendFilterTest {
         return Log4jLogEvent.newBuilder().setLoggerName(BROKER).setLevel(Level.ERROR)
                 .setMessage(new SimpleMessage("[ReplicaManager broker=1] Error processing append operation on partition x:tally.vote-events-0"))
                 .setThrown(thrown).build();
+    }
+
+    private static LogEvent event(String logger, Level level, SimpleMessage message) {
+        return Log4jLogEvent.newBuilder().setLoggerName(logger).setLevel(level).setMessage(message).build();
     }
 
     /** The producer's line, in Kafka 4.4's words. */
