@@ -51,10 +51,10 @@ import org.slf4j.LoggerFactory;
  * {@code DescribeTransactions}). A transaction whose markers are in flight ({@code PREPARE_*}) is waited
  * for, and so is one whose producer no coordinator lists yet: right after a restart the coordinator may not
  * have loaded that producer's {@code __transaction_state} partition (measured: 4 restarts of 15 judged a
- * transaction "unknown" for that reason alone, and one of 12 then wedged); one its coordinator still runs on that partition is left alone; one its coordinator completed gets
- * the marker the coordinator decided — {@code COMMIT} for {@code COMPLETE_COMMIT}, so a transaction that
- * had reached some partitions (a consumer group's offsets, say) is completed the same way everywhere
- * ({@code kafka-transactions.sh abort} could only abort it, losing what the others committed). Anything
+ * transaction "unknown" for that reason alone, and one of 12 then wedged); one its coordinator still runs
+ * on that partition is left alone; one its coordinator completed gets the marker the coordinator decided —
+ * {@code COMMIT} for {@code COMPLETE_COMMIT}, so a transaction that had reached some partitions (a consumer
+ * group's offsets, say) is completed the same way everywhere ({@code kafka-transactions.sh abort} could only abort it, losing what the others committed). Anything
  * else is reported, not touched. It must run before any client of the broker starts: a live producer's
  * transaction moves between the reads.
  */

@@ -186,7 +186,7 @@ final class VoteDecider {
             limits.record(at);
             QuarantineRecord record = quarantine.hold(command, key,
                     burst.map(f -> "burst on " + itemKey + ": " + f.getReason()).orElse("a vote of this voter here is held"), now);
-            voterItems.hold(key, Optional.of(afterState));
+            voterItems.hold(key, entry, Optional.of(afterState)); // the record as read above: nothing wrote it since
             // the public counts hold the voter's public state, not the held one: the answer's "before" is that
             VoteOutcome answer = outcome(command, source).setStatus(OutcomeStatus.APPLIED).setOutcome(outcome)
                     .setHeld(true).setBefore(entry.state()).setAfter(afterState).build();

@@ -81,18 +81,24 @@ final class VoterItems {
      * votes are held; {@code offset} -1 (a released vote, no command offset of its own) keeps the last one.
      */
     void put(String key, Entry before, VoterItemState state, long offset) {
-        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(),
-                offset < 0 ? before.offset() : offset, before.held().orElse(null)));
+        write(key, state, offset < 0 ? before.offset() : offset, before.held());
     }
 
     /** Sets what the voter sees while votes of theirs here are held, or clears it (empty) when none are. */
     void hold(String key, Optional<VoterItemState> seen) {
-        Entry e = read(key);
-        if (e == Entry.NONE && seen.isEmpty()) { // no record, and nothing to hold: nothing to write
+        hold(key, read(key), seen);
+    }
+
+    /** {@link #hold(String, Optional)} over {@code before}, the record as {@link #read} gave it. */
+    void hold(String key, Entry before, Optional<VoterItemState> seen) {
+        if (before == Entry.NONE && seen.isEmpty()) { // no record, and nothing to hold: nothing to write
             return;
         }
-        store.put(key, new VoterItem(e.state().getVote(), e.state().getReaction(), e.state().getWeight(), e.offset(),
-                seen.orElse(null)));
+        write(key, before.state(), before.offset(), seen);
+    }
+
+    private void write(String key, VoterItemState state, long offset, Optional<VoterItemState> held) {
+        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(), offset, held.orElse(null)));
     }
 
     /**
