@@ -103,7 +103,8 @@ public final class NodeDrill implements AutoCloseable {
         if (fresh < 0) {
             return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0);
         }
-        err.printf("drill: node ready in %.1f s (log %s)%n", fresh, log(0));
+        err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, log(0), ChildTally.nodeArchive() == null
+                ? "no class-data archive yet: ./tally up writes one as it stops" : "classes from " + ChildTally.nodeArchive());
         List<Double> restarts = new ArrayList<>();
         boolean ready = true;
         // no vote→visible sampling: the drill measures restarts and the audit, not latency
