@@ -23,7 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The console of {@code ./tally up} (launcher log4j2.xml) is silent about what Kafka logs as ERROR or WARN for
  * nothing an operator can act on, and only about that: a transaction's batches the broker refused out of order
- * and the producer sent again; a store a restart rebuilds, which Tally's own line per application reports.
+ * and the producer sent again; a store a restart rebuilds, which Tally's own line per application reports; a
+ * restarted node's controller registration sent before its own controller is active again, and sent again.
  * ({@code NodeCrashDrillIT} asserts the console of real starts; its children log with this file.)
  */
 class ConsoleLogTest {
@@ -68,6 +69,25 @@ class ConsoleLogTest {
                 + "before re-bootstrapping")))).isTrue();
         assertThat(stateManager.isFiltered(event(name, Level.ERROR, new SimpleMessage("stream-client [tally-vote-processor] "
                 + "Tried to initialize store offsets for corrupted store pending-deltas")))).isFalse();
+    }
+
+    @Test
+    void aControllerRegistrationRefusedBeforeTheNodesOwnControllerIsActiveIsDroppedAndEveryOtherRequestErrorKept(@TempDir Path dir)
+            throws Exception {
+        String name = "kafka.server.ControllerApis";
+        LoggerConfig controllerApis = launcherConfig(dir).getLoggerConfig(name);
+        assertThat(controllerApis.getName()).isEqualTo(name);
+
+        assertThat(controllerApis.isFiltered(event(name, Level.ERROR, requestError("CONTROLLER_REGISTRATION")))).isTrue();
+        assertThat(controllerApis.isFiltered(event(name, Level.ERROR, requestError("BROKER_REGISTRATION")))).isFalse();
+        assertThat(controllerApis.isFiltered(event(name, Level.ERROR, requestError("CREATE_TOPICS")))).isFalse();
+    }
+
+    /** The controller's line, in Kafka 4.4's words. */
+    private static SimpleMessage requestError(String apiKey) {
+        return new SimpleMessage("[ControllerApis nodeId=1] Unexpected error handling request RequestHeader(apiKey=" + apiKey
+                + ", apiVersion=0, clientId=1, correlationId=0, headerVersion=2) -- ControllerRegistrationRequestData(controllerId=1, "
+                + "incarnationId=1KLHRY48SI6cx0jO2Nc_2A, zkMigrationReady=false, listeners=[…]) with context RequestContext(…)");
     }
 
     private static XmlConfiguration launcherConfig(Path dir) throws Exception {
