@@ -54,9 +54,9 @@ import org.slf4j.LoggerFactory;
  * transaction "unknown" for that reason alone, and one of 12 then wedged); one its coordinator still runs
  * on that partition is left alone; one its coordinator completed gets the marker the coordinator decided —
  * {@code COMMIT} for {@code COMPLETE_COMMIT}, so a transaction that had reached some partitions (a consumer
- * group's offsets, say) is completed the same way everywhere ({@code kafka-transactions.sh abort} could only abort it, losing what the others committed). Anything
- * else is reported, not touched. It must run before any client of the broker starts: a live producer's
- * transaction moves between the reads.
+ * group's offsets, say) is completed the same way everywhere ({@code kafka-transactions.sh abort} could
+ * only abort it, losing what the others committed). Anything else is reported, not touched. It must run
+ * before any client of the broker starts: a live producer's transaction moves between the reads.
  */
 final class HangingTransactions {
     private static final Logger LOG = LoggerFactory.getLogger(HangingTransactions.class);

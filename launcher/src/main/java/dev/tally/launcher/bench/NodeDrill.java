@@ -103,8 +103,9 @@ public final class NodeDrill implements AutoCloseable {
         if (fresh < 0) {
             return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0);
         }
-        err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, log(0), ChildTally.nodeArchive() == null
-                ? "no class-data archive yet: ./tally up writes one as it stops" : "classes from " + ChildTally.nodeArchive());
+        Path archive = ChildTally.nodeArchive();
+        err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, log(0), archive == null
+                ? "no class-data archive yet: ./tally up writes one as it stops" : "classes from " + archive);
         List<Double> restarts = new ArrayList<>();
         boolean ready = true;
         // no vote→visible sampling: the drill measures restarts and the audit, not latency
