@@ -25,6 +25,8 @@ import java.util.Map;
 import jakarta.servlet.DispatcherType;
 import java.util.EnumSet;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import java.util.function.Supplier;
 import java.util.function.Consumer;
@@ -39,6 +41,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class IngestApi {
     private static final Logger LOG = LoggerFactory.getLogger(IngestApi.class);
+    /** The listen backlog (Linux caps it at {@code net.core.somaxconn}, 4,096 by default). */
+    static final int ACCEPT_QUEUE = 1024;
 
     /** What the API needs; the launcher wires it. */
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
@@ -86,9 +90,17 @@ public final class IngestApi {
             cfg.http.prefer405over404 = true;
             cfg.router.ignoreTrailingSlashes = false; // exact paths: /v1/votes/ is not /v1/votes
             cfg.startup.showJavalinBanner = false;
-            cfg.jetty.host = config.httpHost();
-            cfg.jetty.port = config.httpPort();
             cfg.jetty.threadPool = threads;
+            cfg.jetty.addConnector((server, http) -> {
+                ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+                connector.setHost(config.httpHost());
+                connector.setPort(config.httpPort());
+                // connections the kernel holds before the acceptor takes them: Java's default is 50, and a SYN
+                // dropped past it is only retried after 1, 3, 7 s… — a burst of new clients (a page load, a
+                // bench, many votes waiting at once) waits seconds for a connect the server could take at once
+                connector.setAcceptQueueSize(ACCEPT_QUEUE);
+                return connector;
+            });
             // Jetty reuses a header line it parsed before on the connection when the new one equals it ignoring
             // case: a cookie (a MAC) altered only in the case of a letter was taken for the one sent before it
             cfg.jetty.modifyHttpConfiguration(http -> {

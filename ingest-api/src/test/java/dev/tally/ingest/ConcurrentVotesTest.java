@@ -35,16 +35,18 @@ class ConcurrentVotesTest {
                     .connectTimeout(Duration.ofSeconds(60)).build();
             QueuedThreadPool pool = (QueuedThreadPool) api.app.jettyServer().server().getThreadPool();
             List<CompletableFuture<HttpResponse<String>>> responses = new ArrayList<>();
+            long start = System.nanoTime();
+            long deadline = start + TimeUnit.SECONDS.toNanos(120);
             for (int i = 0; i < WAITING; i++) {
                 responses.add(http.sendAsync(vote(api, "w" + i), HttpResponse.BodyHandlers.ofString()));
-                if (i % 25 == 24) {
-                    // connects in bursts below the listen backlog (50, Java's default): a dropped SYN is retried after
-                    // 1, 3, 7, 15 s…, which is the likely reason a CI run once saw the first votes wait past Jetty's
-                    // 30 s idle timeout before the last one arrived ("header parser received no bytes")
-                    Thread.sleep(20);
+                // a vote's wait (30 s, the longest TALLY_SYNC_TIMEOUT) runs from its arrival: the next ones are sent
+                // once the server has taken all but 100 of those before, so that 2,000 arrive well inside it however
+                // slow the machine is (sent at a fixed pace, a CI run once had its first votes answered 202 before
+                // the server had taken the last)
+                while (api.submitted.size() < i - 100 && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
                 }
             }
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (api.submitted.size() < WAITING && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
@@ -54,8 +56,8 @@ class ConcurrentVotesTest {
             assertThat(responses).noneMatch(CompletableFuture::isDone);
             int serverThreads = pool.getThreads();
             int jvmThreads = ManagementFactory.getThreadMXBean().getThreadCount();
-            System.out.printf("%d votes waiting: %d server threads (%d busy), %d JVM threads%n", WAITING,
-                    serverThreads, pool.getBusyThreads(), jvmThreads);
+            System.out.printf("%d votes waiting after %d ms: %d server threads (%d busy), %d JVM threads%n", WAITING,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), serverThreads, pool.getBusyThreads(), jvmThreads);
             assertThat(serverThreads).as("server threads while %d votes wait", WAITING).isLessThanOrEqualTo(pool.getMaxThreads());
             assertThat(pool.getBusyThreads()).as("busy server threads while %d votes wait", WAITING).isLessThan(100);
             assertThat(jvmThreads).as("JVM threads while %d votes wait", WAITING).isLessThan(pool.getMaxThreads() + 100);
@@ -67,10 +69,12 @@ class ConcurrentVotesTest {
             assertThat(refused.headers().firstValue("Retry-After")).isPresent();
             assertThat(api.submitted).hasSize(WAITING);
 
+            long arrived = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             api.releaseAnswers();
             for (CompletableFuture<HttpResponse<String>> r : responses) {
                 HttpResponse<String> response = r.get(60, TimeUnit.SECONDS);
-                assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+                assertThat(response.statusCode()).as("%s (released %d ms after the first was sent)", response.body(), arrived)
+                        .isEqualTo(200);
                 assertThat(response.body()).contains("\"outcome\":\"accepted\"");
             }
             // their slots are free again
