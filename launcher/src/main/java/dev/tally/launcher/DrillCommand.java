@@ -33,6 +33,11 @@ final class DrillCommand implements Callable<Integer> {
             description = "most seconds of load between the node getting ready and the next kill [${DEFAULT-VALUE}]")
     double maxUp;
 
+    @Option(names = "--preload", defaultValue = "0", paramLabel = "VOTES",
+            description = "votes put straight into tally.vote-commands (over a million items) and processed before "
+                    + "the first kill: the log every restart starts from [${DEFAULT-VALUE}]")
+    long preload;
+
     @Option(names = "--soak", paramLabel = "VOTES", description = "instead of kills, the soak: VOTES paced votes "
             + "(--rate) over a million items straight into tally.vote-commands, the node's RSS sampled every 10 s")
     Long soak;
@@ -52,14 +57,14 @@ final class DrillCommand implements Callable<Integer> {
                 return result.lost() == 0 && result.doubleCounted() == 0 && result.drift() == 0 ? 0 : 1;
             }
         }
-        if (kills < 1 || rate < 1 || minUp <= 0 || maxUp < minUp) {
-            System.err.println("drill: --kills and --rate must be at least 1, and 0 < --min-up <= --max-up");
+        if (kills < 1 || rate < 1 || minUp <= 0 || maxUp < minUp || preload < 0) {
+            System.err.println("drill: --kills and --rate must be at least 1, 0 < --min-up <= --max-up, --preload >= 0");
             return 2;
         }
         Path dir = Files.createTempDirectory("tally-drill-");
         System.err.println("drill: a node in " + dir);
         try (NodeDrill drill = new NodeDrill(dir, BenchCommand.benchEnv(dir, null))) {
-            NodeDrill.Result result = drill.run(new NodeDrill.Plan(kills, rate, minUp, maxUp), Workload.UNIFORM, System.err);
+            NodeDrill.Result result = drill.run(new NodeDrill.Plan(kills, rate, minUp, maxUp, preload), Workload.UNIFORM, System.err);
             System.out.println(result.toJson());
             return result.exact() ? 0 : 1;
         }

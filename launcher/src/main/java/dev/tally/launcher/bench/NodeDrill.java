@@ -39,12 +39,19 @@ import java.util.concurrent.TimeUnit;
 public final class NodeDrill implements AutoCloseable {
     private static final Duration READY_LIMIT = Duration.ofMinutes(3);
 
-    /** What the drill asks for: kills, the paced HTTP rate, seconds of load between a node's readiness and its kill. */
-    public record Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds) {}
+    /**
+     * What the drill asks for: kills, the paced HTTP rate, seconds of load between a node's readiness and its kill,
+     * and votes put in the log before the first kill ({@link #preload}).
+     */
+    public record Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds, long preload) {
+        public Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds) {
+            this(kills, rate, minUpSeconds, maxUpSeconds, 0);
+        }
+    }
 
     /** What it found. Restart times in seconds; {@code ready} false if some restart never got ready. */
     public record Result(int kills, double freshStartSeconds, List<Double> restartSeconds, boolean ready,
-                         long votes, long acknowledgedUnderLoad, long sentAgain, long events, long lost,
+                         long preloaded, long votes, long acknowledgedUnderLoad, long sentAgain, long events, long lost,
                          long doubleCounted, long drift) {
         public boolean exact() {
             return ready && lost == 0 && doubleCounted == 0 && drift == 0 && acknowledgedUnderLoad > 0;
@@ -61,10 +68,11 @@ public final class NodeDrill implements AutoCloseable {
 
         public String toJson() {
             return String.format(Locale.ROOT, "{\"kills\":%d,\"fresh_start_s\":%.1f,\"restart_s\":{\"median\":%.1f,"
-                            + "\"max\":%.1f,\"all\":%s},\"every_restart_ready\":%b,\"votes\":%d,\"acknowledged_under_load\":%d,"
-                            + "\"sent_again\":%d,\"events\":%d,\"lost\":%d,\"double_counted\":%d,\"reconcile_drift\":%d}",
+                            + "\"max\":%.1f,\"all\":%s},\"every_restart_ready\":%b,\"preloaded\":%d,\"votes\":%d,"
+                            + "\"acknowledged_under_load\":%d,\"sent_again\":%d,\"events\":%d,\"lost\":%d,\"double_counted\":%d,"
+                            + "\"reconcile_drift\":%d}",
                     kills, freshStartSeconds, medianRestart(), slowestRestart(),
-                    restartSeconds.stream().map(d -> String.format(Locale.ROOT, "%.1f", d)).toList(), ready, votes,
+                    restartSeconds.stream().map(d -> String.format(Locale.ROOT, "%.1f", d)).toList(), ready, preloaded, votes,
                     acknowledgedUnderLoad, sentAgain, events, lost, doubleCounted, drift);
         }
     }
@@ -101,11 +109,12 @@ public final class NodeDrill implements AutoCloseable {
         start();
         double fresh = awaitReady();
         if (fresh < 0) {
-            return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0);
+            return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0, 0);
         }
         Path archive = ChildTally.nodeArchive();
         err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, log(0), archive == null
                 ? "no class-data archive yet: ./tally up writes one as it stops" : "classes from " + archive);
+        long preloaded = plan.preload() > 0 ? preload(plan.preload(), err) : 0;
         List<Double> restarts = new ArrayList<>();
         boolean ready = true;
         // no vote→visible sampling: the drill measures restarts and the audit, not latency
@@ -138,11 +147,11 @@ public final class NodeDrill implements AutoCloseable {
             load.join(TimeUnit.MINUTES.toMillis(2));
             long underLoad = stats.acknowledged();
             long sentAgain = ready ? HttpLoad.sendUntilAcknowledged(http, stats.refusedVotes(), err) : 0;
-            long votes = underLoad + stats.failed();
+            long votes = preloaded + underLoad + stats.failed();
             if (!ready) {
-                return new Result(restarts.size(), fresh, restarts, false, votes, underLoad, 0, 0, 0, 0, 0);
+                return new Result(restarts.size(), fresh, restarts, false, preloaded, votes, underLoad, 0, 0, 0, 0, 0);
             }
-            return audit(plan, fresh, restarts, votes, underLoad, sentAgain, err);
+            return audit(fresh, restarts, preloaded, votes, underLoad, sentAgain, err);
         }
     }
 
@@ -219,7 +228,28 @@ public final class NodeDrill implements AutoCloseable {
         return -1;
     }
 
-    private Result audit(Plan plan, double fresh, List<Double> restarts, long votes, long underLoad, long sentAgain,
+    /**
+     * {@code votes} votes produced as fast as the broker takes them straight into {@code tally.vote-commands} (a new
+     * voter each, over the million-item catalogue, like the soak's), and processed, before the first kill: the log
+     * and the state every restart then starts from. Their voters are not the HTTP load's (those the API hashes), so
+     * the audit still expects each pair once.
+     */
+    private long preload(long votes, PrintStream err) throws Exception {
+        KafkaSettings kafka = kafka();
+        LoadStats stats = new LoadStats(0, votes, Long.MAX_VALUE / 2 + System.nanoTime(), 0, false);
+        long t0 = System.nanoTime();
+        KafkaLoad.run(kafka, Workload.CATALOGUE, 2, stats, null);
+        if (stats.failed() > 0) {
+            throw new IllegalStateException(stats.failed() + " preloaded votes were not acknowledged by the broker");
+        }
+        if (!EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(Env.of(env)).applicationId(), Duration.ofMinutes(30))) {
+            throw new IllegalStateException("the vote-processor did not process the preloaded votes within 30 minutes");
+        }
+        err.printf("drill: %,d votes preloaded and processed in %.0f s%n", stats.acknowledged(), (System.nanoTime() - t0) / 1e9);
+        return stats.acknowledged();
+    }
+
+    private Result audit(double fresh, List<Double> restarts, long preloaded, long votes, long underLoad, long sentAgain,
                          PrintStream err) throws Exception {
         KafkaSettings kafka = kafka();
         Env nodeEnv = Env.of(env);
@@ -229,7 +259,7 @@ public final class NodeDrill implements AutoCloseable {
         LogAudit log = EventLog.read(kafka, LogAudit.votesOnly());
         LogAudit.Tallies tallies = log.tallies(votes);
         long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
-        return new Result(restarts.size(), fresh, restarts, true, votes, underLoad, sentAgain, log.events(),
+        return new Result(restarts.size(), fresh, restarts, true, preloaded, votes, underLoad, sentAgain, log.events(),
                 tallies.lost(), tallies.doubleCounted(), drift);
     }
 
