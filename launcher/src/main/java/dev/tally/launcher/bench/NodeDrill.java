@@ -43,11 +43,7 @@ public final class NodeDrill implements AutoCloseable {
      * What the drill asks for: kills, the paced HTTP rate, seconds of load between a node's readiness and its kill,
      * and votes put in the log before the first kill ({@link #preload}).
      */
-    public record Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds, long preload) {
-        public Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds) {
-            this(kills, rate, minUpSeconds, maxUpSeconds, 0);
-        }
-    }
+    public record Plan(int kills, int rate, double minUpSeconds, double maxUpSeconds, long preload) {}
 
     /** What it found. Restart times in seconds; {@code ready} false if some restart never got ready. */
     public record Result(int kills, double freshStartSeconds, List<Double> restartSeconds, boolean ready,
