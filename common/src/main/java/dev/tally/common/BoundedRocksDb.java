@@ -23,9 +23,10 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
     /**
      * The memtables' share of the budget, which also bounds what a restart after a crash restores: a store resumes
      * from the changelog offset of its last flush, and memtables flush only when they fill. With 1M votes in the log
-     * (drill --preload): at 0.3 a restart restored some 270,000 records (median restart 15.5 s), at 0.2 some 60,000
-     * (11.6 s), at 0.1 a few hundred (12.2 s) but the backlog drained 1.7 times slower; the bench does not tell
-     * 0.2 from 0.3 (12,645 and 13,504 against 11,504 and 13,279 uniform votes/s).
+     * (drill --preload): at 0.3 a restart restored some 270,000 records (median restart 15.5 s over ten), at 0.2
+     * 33,000-147,000 (median 87,000; restarts median 13.1 s over fifty), at 0.1 a few hundred (12.2 s) but the backlog
+     * drained 1.7 times slower; the bench does not tell 0.2 from 0.3 (12,645 and 13,504 against 11,504 and 13,279
+     * uniform votes/s). README "With a million votes in the log".
      */
     private static final double MEMTABLE_SHARE = 0.2;
     private static final double INDEX_FILTER_SHARE = 0.1;
