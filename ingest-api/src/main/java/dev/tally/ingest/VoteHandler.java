@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.Collections;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +42,8 @@ import org.slf4j.LoggerFactory;
 final class VoteHandler {
     private static final Logger LOG = LoggerFactory.getLogger(VoteHandler.class);
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,64}");
+    /** How often an answer waiting for the counts view to catch up reads it again. */
+    private static final long CATCH_UP_POLL_MS = 10;
 
     private final IngestConfig config;
     private final Identities identities;
@@ -147,14 +150,13 @@ final class VoteHandler {
                 .handleAsync((outcome, e) -> {
                     if (e != null) { // late (or the gateway closed): the vote is durable and will be applied
                         pending(ctx, command);
-                    } else {
-                        answerOrRefuse(ctx, command, outcome);
+                        return CompletableFuture.<Void>completedFuture(null);
                     }
-                    return null;
-                }, answers));
+                    return answerOrRefuse(ctx, command, outcome, deadline);
+                }, answers).thenCompose(answer -> answer));
     }
 
-    private void answerOrRefuse(Context ctx, VoteCommand command, VoteOutcome outcome) {
+    private CompletableFuture<Void> answerOrRefuse(Context ctx, VoteCommand command, VoteOutcome outcome, long deadline) {
         if (outcome.getStatus() == OutcomeStatus.REJECTED) {
             Rejection reason = Rejection.bySlug(String.valueOf(outcome.getError())).orElseThrow(() ->
                     new IllegalStateException("unknown rejection '" + outcome.getError() + "' for " + command.getCommandId()));
@@ -165,25 +167,35 @@ final class VoteHandler {
             }
             throw refused;
         }
-        answer(ctx, command, outcome);
+        return answer(ctx, command, outcome, deadline);
     }
 
-    private void answer(Context ctx, VoteCommand command, VoteOutcome outcome) {
-        VoterState before = state(outcome.getBefore());
-        VoterState after = state(outcome.getAfter());
-        ItemCountsView view;
+    /**
+     * Answers with the counts including this vote ({@link #withOwnVote}); while the view lacks an earlier change
+     * of this voter-item, reads it again every {@value #CATCH_UP_POLL_MS} ms without holding a thread, and answers
+     * 202 (applied, not yet visible) if it has not caught up by the vote's deadline.
+     */
+    private CompletableFuture<Void> answer(Context ctx, VoteCommand command, VoteOutcome outcome, long deadline) {
+        ItemCountsView read;
         try {
-            view = counts.counts(outcome.getItemType(), outcome.getItemId());
+            read = counts.counts(outcome.getItemType(), outcome.getItemId());
         } catch (Unavailable e) {
             LOG.info("counts for {}:{} unavailable after command {}: {}", outcome.getItemType(), outcome.getItemId(),
                     command.getCommandId(), e.getMessage());
             pending(ctx, command);
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        if (outcome.getHeld() || !view.reflects(outcome.getSourcePartition(), outcome.getSourceOffset())) {
-            // held, or not projected yet: add this voter's own change, at what each vote weighs
-            view = view.plus(before, outcome.getBefore().getWeight(), after, outcome.getAfter().getWeight());
+        Optional<ItemCountsView> withOwnVote = withOwnVote(read, outcome);
+        if (withOwnVote.isEmpty()) {
+            if (remaining(deadline) < TimeUnit.MILLISECONDS.toNanos(CATCH_UP_POLL_MS)) {
+                pending(ctx, command);
+                return CompletableFuture.completedFuture(null);
+            }
+            return CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(CATCH_UP_POLL_MS, TimeUnit.MILLISECONDS, answers))
+                    .thenCompose(ignored -> answer(ctx, command, outcome, deadline));
         }
+        ItemCountsView view = withOwnVote.get();
+        VoterState after = state(outcome.getAfter());
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("item_type", outcome.getItemType());
         out.put("item_id", outcome.getItemId());
@@ -195,6 +207,31 @@ final class VoteHandler {
         ctx.header(ReadHandler.POSITION_HEADER, view.position());
         metrics.recordOutcome(outcome.getOutcome().name().toLowerCase(Locale.ROOT));
         ctx.json(out);
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * The counts a vote is answered with: {@code view} as read, plus this voter's own change where the view does
+     * not hold it yet, at what each vote weighs. The processor answers with the voter-item's public state
+     * {@code before} (as of the change at {@code previous_offset}) and {@code after}:
+     * <pre>
+     * view reflects previous_offset | held | view reflects source_offset | answer
+     * no                            |  -   |  -                          | none yet: the view lacks an earlier change of this voter-item
+     * yes                           | yes  |  -                          | view + (before -> after): held votes are never in the public view
+     * yes                           | no   | no                          | view + (before -> after)
+     * yes                           | no   | yes                         | view
+     * </pre>
+     */
+    static Optional<ItemCountsView> withOwnVote(ItemCountsView view, VoteOutcome outcome) {
+        int partition = outcome.getSourcePartition();
+        if (!view.reflects(partition, outcome.getPreviousOffset())) {
+            return Optional.empty();
+        }
+        if (!outcome.getHeld() && view.reflects(partition, outcome.getSourceOffset())) {
+            return Optional.of(view);
+        }
+        return Optional.of(view.plus(state(outcome.getBefore()), outcome.getBefore().getWeight(),
+                state(outcome.getAfter()), outcome.getAfter().getWeight()));
     }
 
     /** {@code Idempotency-Key}: at most 64 visible ASCII characters. */

@@ -165,6 +165,7 @@ final class VoteDecider {
             pending.add(itemKey, command.getItemType(), command.getItemId(), command.getReceivedAt(),
                     source.partition(), source.offset(), fresh, change);
         }
+        decision.outcome().setPreviousOffset(entry.offset()); // the change the answer's public "before" came from
         return decision;
     }
 

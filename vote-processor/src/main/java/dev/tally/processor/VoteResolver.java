@@ -7,7 +7,6 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
-import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,15 +82,16 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
             RecordMetadata md = context().recordMetadata().orElseThrow();
             VoteDecider.Source source = new VoteDecider.Source(md.partition(), md.offset());
             // every answer of a batch is at the batch's offset, so a view that does not reflect it holds each
-            // voter-item as it was when the batch began: that is the baseline the API adds the voter's own change to
-            Map<String, VoterItemState> atBatchStart = new HashMap<>();
+            // voter-item as it was when the batch began (if it reflects the change that left it so): that is the
+            // baseline the API adds the voter's own change to
+            Map<String, VoteOutcome> firstOfBatch = new HashMap<>();
             for (VoteCommand command : batch.getCommands()) { // in order: a later vote of a voter sees the earlier
                 Decision decision = decider.command(command, source, now);
-                VoterItemState start = atBatchStart.putIfAbsent(
-                        VoterItems.key(command.getVoter(), command.getItemType(), command.getItemId()),
-                        decision.outcome().getBefore());
-                if (start != null && !(decision instanceof Decision.Held)) {
-                    decision.outcome().setBefore(start);
+                VoteOutcome first = firstOfBatch.putIfAbsent(
+                        VoterItems.key(command.getVoter(), command.getItemType(), command.getItemId()), decision.outcome());
+                if (first != null && !(decision instanceof Decision.Held)) {
+                    decision.outcome().setBefore(first.getBefore());
+                    decision.outcome().setPreviousOffset(first.getPreviousOffset());
                 }
                 emit(decision, record.timestamp());
             }

@@ -243,6 +243,23 @@ class VoteTopologyTest {
     }
 
     @Test
+    void everyAnswerNamesTheChangeItsBeforeCameFromSoTheApiCanTellWhetherTheViewHoldsIt() {
+        VoteOutcome first = fixture.send(vote("greta", "1", 1, VoteMode.SET)); // batch at offset 0
+        VoteOutcome repeat = fixture.send(vote("greta", "1", 1, VoteMode.SET)); // offset 1: changes nothing
+        java.util.List<VoteOutcome> third = fixture.sendBatch(java.util.List.of( // offset 2: a flip, then back up
+                vote("greta", "1", -1, VoteMode.SET), vote("greta", "1", 1, VoteMode.SET)));
+
+        assertThat(first.getPreviousOffset()).as("no earlier change").isEqualTo(-1);
+        assertThat(repeat.getOutcome()).isEqualTo(Outcome.UNCHANGED);
+        assertThat(repeat.getSourceOffset()).isEqualTo(1);
+        assertThat(repeat.getPreviousOffset()).as("the up-vote it repeats; a view short of offset 0 lacks it").isZero();
+        assertThat(third).allSatisfy(a -> {
+            assertThat(a.getPreviousOffset()).as("the repeat changed nothing: the up-vote is still the last change").isZero();
+            assertThat(a.getBefore().getVote()).as("as the batch found it").isEqualTo(1);
+        });
+    }
+
+    @Test
     void aCommandWrittenAloneBeforeBatchesIsStillResolved() {
         VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
         var legacy = fixture.driver.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
