@@ -42,7 +42,7 @@ import org.slf4j.LoggerFactory;
 public final class IngestApi {
     private static final Logger LOG = LoggerFactory.getLogger(IngestApi.class);
     /** The listen backlog (Linux caps it at {@code net.core.somaxconn}, 4,096 by default). */
-    static final int ACCEPT_QUEUE = 1024;
+    private static final int ACCEPT_QUEUE = 1024;
 
     /** What the API needs; the launcher wires it. */
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
