@@ -106,6 +106,10 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
     int producers;
 
+    @Option(names = "--linger-ms", defaultValue = "" + KafkaLoad.LINGER_MS, paramLabel = "MS", description = "Kafka path: how "
+            + "long a partition's command batch waits for more votes after its first [${DEFAULT-VALUE}]")
+    int lingerMs;
+
     @Option(names = "--networks", defaultValue = "0", paramLabel = "N",
             description = "Kafka path: every command carries one of N network buckets, as every HTTP vote does "
                     + "(the fraud-detector's network watch then counts each; 0: none, as from a trusted upstream "
@@ -373,7 +377,7 @@ final class BenchCommand implements Callable<Integer> {
     private void send(KafkaSettings kafka, HttpDriver http, Workload load, LoadStats stats, ViewFollower follower)
             throws InterruptedException {
         if (http == null) {
-            KafkaLoad.run(kafka, load, producers, stats, follower, Duration.ofMillis(KafkaLoad.LINGER_MS), networks);
+            KafkaLoad.run(kafka, load, producers, stats, follower, Duration.ofMillis(lingerMs), networks);
         } else {
             HttpLoad.run(http, load, connections, stats, follower);
         }

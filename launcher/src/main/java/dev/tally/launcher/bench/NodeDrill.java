@@ -151,7 +151,11 @@ public final class NodeDrill implements AutoCloseable {
         }
     }
 
-    /** What the soak found: memory samples ({seconds since the load began, RSS kB}) and the audit. */
+    /**
+     * What the soak found: memory samples ({seconds since the load began, RSS, its anonymous part, its file-backed
+     * part, in kB}: the heap and RocksDB's memory are anonymous, the broker's memory-mapped indexes and the class
+     * archive file-backed) and the audit.
+     */
     public record SoakResult(long votes, double seconds, double processedPerSecond, List<long[]> rss, long events,
                              long lost, long doubleCounted, long drift) {
         public long maxRssKb() {
@@ -162,7 +166,8 @@ public final class NodeDrill implements AutoCloseable {
             return String.format(Locale.ROOT, "{\"soak_votes\":%d,\"items\":%d,\"seconds\":%.0f,\"processed_per_s\":%.0f,"
                             + "\"rss_mb\":{\"max\":%d,\"samples\":%s},\"events\":%d,\"lost\":%d,\"double_counted\":%d,"
                             + "\"reconcile_drift\":%d}", votes, Workload.CATALOGUE_ITEMS, seconds, processedPerSecond,
-                    maxRssKb() / 1024, rss.stream().map(r -> "[" + r[0] + "," + r[1] / 1024 + "]").toList(), events, lost,
+                    maxRssKb() / 1024, rss.stream().map(r -> "[" + r[0] + "," + r[1] / 1024 + "," + r[2] / 1024 + ","
+                            + r[3] / 1024 + "]").toList(), events, lost,
                     doubleCounted, drift);
         }
     }
@@ -194,10 +199,13 @@ public final class NodeDrill implements AutoCloseable {
         while (true) {
             Thread.sleep(10_000);
             long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
-            long kb = rssKb(node.pid());
-            rss.add(new long[] {seconds, kb});
+            Map<String, Long> status = memoryKb(node.pid());
+            long kb = status.getOrDefault("VmRSS", -1L);
+            rss.add(new long[] {seconds, kb, status.getOrDefault("RssAnon", -1L), status.getOrDefault("RssFile", -1L)});
             long events = Chaos.eventsWritten(kafka);
-            err.printf("soak: %ds  %,d votes sent  ~%,d events  RSS %,d MB%n", seconds, stats.acknowledged(), events, kb / 1024);
+            err.printf("soak: %ds  %,d votes sent  ~%,d events  RSS %,d MB (anonymous %,d, file-backed %,d)%n", seconds,
+                    stats.acknowledged(), events, kb / 1024, status.getOrDefault("RssAnon", -1L) / 1024,
+                    status.getOrDefault("RssFile", -1L) / 1024);
             if (!load.isAlive() && EventLog.awaitProcessed(kafka, group, Duration.ofMillis(1))) {
                 break;
             }
@@ -215,13 +223,15 @@ public final class NodeDrill implements AutoCloseable {
                 tallies.doubleCounted(), drift);
     }
 
-    private static long rssKb(long pid) throws IOException {
+    /** The process's resident memory from {@code /proc/<pid>/status}: VmRSS, RssAnon, RssFile, RssShmem (kB). */
+    private static Map<String, Long> memoryKb(long pid) throws IOException {
+        Map<String, Long> kb = new HashMap<>();
         for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-            if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.replaceAll("[^0-9]", ""));
+            if (line.startsWith("VmRSS:") || line.startsWith("Rss")) {
+                kb.put(line.substring(0, line.indexOf(':')), Long.parseLong(line.replaceAll("[^0-9]", "")));
             }
         }
-        return -1;
+        return kb;
     }
 
     /**
