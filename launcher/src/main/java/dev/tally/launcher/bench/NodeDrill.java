@@ -200,12 +200,12 @@ public final class NodeDrill implements AutoCloseable {
             Thread.sleep(10_000);
             long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
             Map<String, Long> status = memoryKb(node.pid());
-            long kb = status.getOrDefault("VmRSS", -1L);
-            rss.add(new long[] {seconds, kb, status.getOrDefault("RssAnon", -1L), status.getOrDefault("RssFile", -1L)});
+            long[] sample = {seconds, status.getOrDefault("VmRSS", -1L), status.getOrDefault("RssAnon", -1L),
+                    status.getOrDefault("RssFile", -1L)};
+            rss.add(sample);
             long events = Chaos.eventsWritten(kafka);
             err.printf("soak: %ds  %,d votes sent  ~%,d events  RSS %,d MB (anonymous %,d, file-backed %,d)%n", seconds,
-                    stats.acknowledged(), events, kb / 1024, status.getOrDefault("RssAnon", -1L) / 1024,
-                    status.getOrDefault("RssFile", -1L) / 1024);
+                    stats.acknowledged(), events, sample[1] / 1024, sample[2] / 1024, sample[3] / 1024);
             if (!load.isAlive() && EventLog.awaitProcessed(kafka, group, Duration.ofMillis(1))) {
                 break;
             }
