@@ -14,6 +14,7 @@ import dev.tally.launcher.bench.KafkaLoad;
 import dev.tally.launcher.bench.LoadStats;
 import dev.tally.launcher.bench.LogAudit;
 import dev.tally.launcher.bench.PostgresBaseline;
+import dev.tally.launcher.bench.ProcessMemory;
 import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.Scratch;
@@ -360,7 +361,7 @@ final class BenchCommand implements Callable<Integer> {
                     Math.round(stats.acknowledged() / endToEnd), null,
                     warm.acknowledged() + stats.acknowledged(), tallies.counted(), tallies.lost(), tallies.doubleCounted(),
                     follower.visible().percentileMillis(50), follower.visible().percentileMillis(99),
-                    reads.latencies().percentileMillis(99), rssMb(),
+                    reads.latencies().percentileMillis(99), ProcessMemory.selfRssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0, warm.acknowledged(),
                     drill == null ? null : drill.kills(), cpuPerVote, offsetsPerVote, http == null ? null : httpReport(http, stats, steps));
@@ -543,19 +544,6 @@ final class BenchCommand implements Callable<Integer> {
     }
 
     /** Resident memory of this process (broker, node and load generator together), from /proc. */
-    static long rssMb() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // not Linux
-        }
-        return -1;
-    }
-
     /**
      * The launcher's log file lives in {@code ./data/logs} (the {@code ./tally up} directory): the bench
      * detaches it so its own run does not write there; warnings still reach stderr.

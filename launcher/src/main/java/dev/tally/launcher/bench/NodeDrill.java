@@ -199,7 +199,7 @@ public final class NodeDrill implements AutoCloseable {
         while (true) {
             Thread.sleep(10_000);
             long seconds = (System.nanoTime() - t0) / 1_000_000_000L;
-            Map<String, Long> status = memoryKb(node.pid());
+            Map<String, Long> status = ProcessMemory.kb(Long.toString(node.pid()));
             long[] sample = {seconds, status.getOrDefault("VmRSS", -1L), status.getOrDefault("RssAnon", -1L),
                     status.getOrDefault("RssFile", -1L)};
             rss.add(sample);
@@ -221,17 +221,6 @@ public final class NodeDrill implements AutoCloseable {
         long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
         return new SoakResult(stats.acknowledged(), seconds, events / seconds, rss, events, tallies.lost(),
                 tallies.doubleCounted(), drift);
-    }
-
-    /** The process's resident memory from {@code /proc/<pid>/status}: VmRSS, RssAnon, RssFile, RssShmem (kB). */
-    private static Map<String, Long> memoryKb(long pid) throws IOException {
-        Map<String, Long> kb = new HashMap<>();
-        for (String line : Files.readAllLines(Path.of("/proc", Long.toString(pid), "status"))) {
-            if (line.startsWith("VmRSS:") || line.startsWith("Rss")) {
-                kb.put(line.substring(0, line.indexOf(':')), Long.parseLong(line.replaceAll("[^0-9]", "")));
-            }
-        }
-        return kb;
     }
 
     /**
