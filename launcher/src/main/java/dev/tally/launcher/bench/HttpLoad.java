@@ -30,13 +30,13 @@ public final class HttpLoad {
         AtomicLong unanswered = new AtomicLong(); // a Phaser would cap this at 65,535, and a stalled server passes that
         for (long seq = stats.claim(); seq >= 0; seq = stats.claim()) {
             window.acquire();
-            long due = stats.paced() ? stats.dueNanos(seq) : System.nanoTime();
+            long due = stats.dueNanos(seq);
             Workload.Vote vote = workload.vote(seq, random);
             long s = seq;
             unanswered.incrementAndGet();
             http.send(post(http, vote), due, answer -> {
                 try {
-                    answered(answer, s, vote, stats, follower);
+                    answered(answer, s, due, vote, stats, follower);
                 } finally {
                     window.release();
                     unanswered.decrementAndGet();
@@ -94,13 +94,15 @@ public final class HttpLoad {
         return http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter()));
     }
 
-    private static void answered(HttpDriver.Answer answer, long seq, Workload.Vote vote, LoadStats stats, ViewFollower follower) {
+    /** @param dueNanos when the vote was due (paced) or sent: its vote→visible latency counts from there, as its answer's does */
+    private static void answered(HttpDriver.Answer answer, long seq, long dueNanos, Workload.Vote vote, LoadStats stats,
+                                 ViewFollower follower) {
         if (answer.status() == 200 || answer.status() == 202) {
             stats.acked();
             stats.answers().recordNanos(answer.latencyNanos());
             long[] position = answer.status() == 200 && stats.sampled(seq) ? position(answer.body()) : null;
             if (position != null) {
-                follower.expect(vote.itemKey(), (int) position[0], position[1], System.nanoTime());
+                follower.expect(vote.itemKey(), (int) position[0], position[1], dueNanos);
             }
         } else if (answer.status() == 0) {
             stats.refused(vote, answer.body());

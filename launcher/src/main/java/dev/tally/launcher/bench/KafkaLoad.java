@@ -78,7 +78,7 @@ public final class KafkaLoad {
                         .setAction(CommandAction.VOTE).setVoteValue(vote.value()).setMode(VoteMode.SET)
                         .setRequestHash("").setReplyPartition(-1).setReceivedAt(Instant.now()).build();
                 int partition = Topics.voterPartition(vote.voter(), partitions);
-                batches.add(partition, command, stats.sampled(seq) ? vote.itemKey() : null);
+                batches.add(partition, command, stats.sampled(seq) ? new Sample(vote.itemKey(), stats.dueNanos(seq)) : null);
                 batches.sendDue(producer, stats, follower, System.nanoTime());
             }
             batches.sendDue(producer, stats, follower, Long.MAX_VALUE);
@@ -95,30 +95,45 @@ public final class KafkaLoad {
     }
 
     /**
+     * A vote whose vote→visible latency is sampled: its item, and when it was due (paced) or made (unpaced), from
+     * which the latency counts — so the batch's linger, the producer's and the broker's delays and a stall of the
+     * load itself are inside it, as a client would see them.
+     */
+    private record Sample(String itemKey, long fromNanos) {}
+
+    /**
      * Votes packed per partition as the ingest API packs them: a batch leaves at {@value #MAX_BATCH} votes
      * or its linger ({@value #LINGER_MS} ms unless told) after its first vote.
      */
     private static final class Batches {
         private final List<List<VoteCommand>> commands = new ArrayList<>();
-        private final List<List<String>> sampledItems = new ArrayList<>(); // item key of a sampled vote, else null
+        private final List<List<Sample>> samples = new ArrayList<>();
+        private final int[] votes;
         private final long[] firstAt;
         private final long lingerNanos;
 
         Batches(int partitions, long lingerNanos) {
             this.lingerNanos = lingerNanos;
             firstAt = new long[partitions];
+            votes = new int[partitions];
             for (int p = 0; p < partitions; p++) {
                 commands.add(new ArrayList<>());
-                sampledItems.add(new ArrayList<>());
+                samples.add(new ArrayList<>());
             }
         }
 
-        void add(int partition, VoteCommand command, String sampledItem) {
+        /**
+         * @param sampled the vote's item and when it was due if its vote→visible latency is sampled, else null
+         */
+        void add(int partition, VoteCommand command, Sample sampled) {
             if (commands.get(partition).isEmpty()) {
                 firstAt[partition] = System.nanoTime();
             }
             commands.get(partition).add(command);
-            sampledItems.get(partition).add(sampledItem);
+            if (sampled != null) {
+                samples.get(partition).add(sampled);
+            }
+            votes[partition]++;
         }
 
         /** Sends every batch that is full or has waited its linger ({@code now = Long.MAX_VALUE}: all). */
@@ -128,26 +143,26 @@ public final class KafkaLoad {
                 if (batch.isEmpty() || (batch.size() < MAX_BATCH && now - firstAt[p] < lingerNanos)) {
                     continue;
                 }
-                List<String> sampled = sampledItems.get(p);
-                int votes = batch.size();
+                List<Sample> sampled = samples.get(p);
+                int count = votes[p];
                 producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), p, batch.get(0).getVoter(),
                         new VoteCommandBatch(batch)), (md, e) -> {
                     if (e != null) {
-                        for (int i = 0; i < votes; i++) {
+                        for (int i = 0; i < count; i++) {
                             stats.failed(e.toString());
                         }
                         return;
                     }
-                    long at = System.nanoTime();
-                    for (String item : sampled) {
+                    for (int i = 0; i < count; i++) {
                         stats.acked();
-                        if (item != null) {
-                            follower.expect(item, md.partition(), md.offset(), at);
-                        }
+                    }
+                    for (Sample sample : sampled) {
+                        follower.expect(sample.itemKey(), md.partition(), md.offset(), sample.fromNanos());
                     }
                 });
                 commands.set(p, new ArrayList<>());
-                sampledItems.set(p, new ArrayList<>());
+                samples.set(p, new ArrayList<>());
+                votes[p] = 0;
             }
         }
     }

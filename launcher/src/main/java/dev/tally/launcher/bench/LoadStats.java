@@ -76,9 +76,12 @@ public final class LoadStats {
         return total;
     }
 
-    /** When vote {@code seq} (as {@link #claim} returned it) was due: its latency counts from here. */
+    /**
+     * When vote {@code seq} (as {@link #claim} returned it) was due: its latency counts from here. Unpaced, no vote
+     * is due before it is claimed, so it is now.
+     */
     long dueNanos(long seq) {
-        return startNanos + (long) ((seq - firstSeq) * nanosPerVote);
+        return paced() ? startNanos + (long) ((seq - firstSeq) * nanosPerVote) : System.nanoTime();
     }
 
     /** Whether the load is paced (open loop) rather than sent as fast as answers come. */

@@ -23,7 +23,7 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * Follows {@code tally.item-counts} (read_committed: what downstream consumers and live streams see) and
  * keeps the latest counts and watermarks of every item. A vote is <em>visible</em> once its item's view
  * has a watermark at or above the vote's command offset in its partition; sampled votes record the time
- * from their acknowledgement to that moment.
+ * from when they were due (a paced load's intended send time) or sent to that moment.
  */
 public final class ViewFollower implements AutoCloseable {
     /** The latest view of one item. */
@@ -33,7 +33,7 @@ public final class ViewFollower implements AutoCloseable {
         }
     }
 
-    private record Sample(int partition, long offset, long ackNanos) {}
+    private record Sample(int partition, long offset, long fromNanos) {}
 
     private final int partitions;
     private final Map<String, View> views = new ConcurrentHashMap<>();
@@ -82,7 +82,7 @@ public final class ViewFollower implements AutoCloseable {
                             for (Iterator<Sample> it = waiting.iterator(); it.hasNext(); ) {
                                 Sample s = it.next();
                                 if (view.reflects(s.partition, s.offset)) {
-                                    visible.recordNanos(now - s.ackNanos);
+                                    visible.recordNanos(now - s.fromNanos);
                                     it.remove();
                                 }
                             }
@@ -114,13 +114,16 @@ public final class ViewFollower implements AutoCloseable {
         return w;
     }
 
-    /** A sampled vote was acknowledged at {@code ackNanos}: its command is at partition/offset. */
-    public synchronized void expect(String itemKey, int partition, long offset, long ackNanos) {
+    /**
+     * A sampled vote's command is at partition/offset; its latency counts from {@code fromNanos}, when the vote was
+     * due (paced) or sent.
+     */
+    public synchronized void expect(String itemKey, int partition, long offset, long fromNanos) {
         View view = views.get(itemKey);
         if (view != null && view.reflects(partition, offset)) {
-            visible.recordNanos(System.nanoTime() - ackNanos);
+            visible.recordNanos(System.nanoTime() - fromNanos);
         } else {
-            pending.computeIfAbsent(itemKey, k -> new ArrayList<>(2)).add(new Sample(partition, offset, ackNanos));
+            pending.computeIfAbsent(itemKey, k -> new ArrayList<>(2)).add(new Sample(partition, offset, fromNanos));
         }
     }
 
