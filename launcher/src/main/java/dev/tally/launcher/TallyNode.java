@@ -3,6 +3,7 @@ package dev.tally.launcher;
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.DeadLetterWatch;
 import dev.tally.common.Env;
+import dev.tally.common.NativeHeapTrim;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
 import dev.tally.common.Readiness;
@@ -103,6 +104,7 @@ public final class TallyNode implements AutoCloseable {
      */
     public static void validate(Env env, Set<Service> services) {
         Runtime runtime = Runtime.from(env);
+        NativeHeapTrim.interval(env);
         queryAddress(env, services);
         if (services.contains(Service.VOTE_PROCESSOR)) {
             VoteProcessorConfig.from(env);
@@ -149,6 +151,7 @@ public final class TallyNode implements AutoCloseable {
     }
 
     private void startServices(Env env, Set<Service> services) {
+        closeables.add(NativeHeapTrim.start(NativeHeapTrim.interval(env)));
         TopicAdmin.ensureTopics(runtime.kafka());
         deadLetters = new DeadLetterWatch(runtime.kafka(), metrics);
         closeables.add(deadLetters);
