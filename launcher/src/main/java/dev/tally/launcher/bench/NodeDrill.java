@@ -96,6 +96,16 @@ public final class NodeDrill implements AutoCloseable {
         Files.createDirectories(dir);
     }
 
+    /** The node's vote-processor's application id: its group, whose committed offsets say what it has processed. */
+    private String processorGroup() {
+        return VoteProcessorConfig.from(Env.of(env)).applicationId();
+    }
+
+    /** The node's count-projector's application id. */
+    private String projectorGroup() {
+        return CountProjectorConfig.from(Env.of(env)).applicationId();
+    }
+
     /** The node's Kafka, for the audit. */
     public KafkaSettings kafka() {
         return KafkaSettings.from(Env.of(Map.of("TALLY_BOOTSTRAP", "127.0.0.1:" + env.get("TALLY_KAFKA_PORT"))));
@@ -183,8 +193,7 @@ public final class NodeDrill implements AutoCloseable {
             throw new IllegalStateException("the node did not get ready (log " + log(0) + ")");
         }
         KafkaSettings kafka = kafka();
-        Env nodeEnv = Env.of(env);
-        String group = VoteProcessorConfig.from(nodeEnv).applicationId();
+        String group = processorGroup();
         LoadStats stats = new LoadStats(0, votes, Long.MAX_VALUE / 2 + System.nanoTime(), rate, false);
         long t0 = System.nanoTime();
         Thread load = new Thread(() -> {
@@ -218,7 +227,7 @@ public final class NodeDrill implements AutoCloseable {
             events = log.events();
             tallies = log.tallies(stats.acknowledged());
         }
-        long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
+        long drift = reconcileDrift(kafka, projectorGroup());
         return new SoakResult(stats.acknowledged(), seconds, events / seconds, rss, events, tallies.lost(),
                 tallies.doubleCounted(), drift);
     }
@@ -237,7 +246,7 @@ public final class NodeDrill implements AutoCloseable {
         if (stats.failed() > 0) {
             throw new IllegalStateException(stats.failed() + " preloaded votes were not acknowledged by the broker");
         }
-        if (!EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(Env.of(env)).applicationId(), Duration.ofMinutes(30))) {
+        if (!EventLog.awaitProcessed(kafka, processorGroup(), Duration.ofMinutes(30))) {
             throw new IllegalStateException("the vote-processor did not process the preloaded votes within 30 minutes");
         }
         err.printf("drill: %,d votes preloaded and processed in %.0f s%n", stats.acknowledged(), (System.nanoTime() - t0) / 1e9);
@@ -247,13 +256,12 @@ public final class NodeDrill implements AutoCloseable {
     private Result audit(double fresh, List<Double> restarts, long preloaded, long votes, long underLoad, long sentAgain,
                          PrintStream err) throws Exception {
         KafkaSettings kafka = kafka();
-        Env nodeEnv = Env.of(env);
-        if (!EventLog.awaitProcessed(kafka, VoteProcessorConfig.from(nodeEnv).applicationId(), Duration.ofMinutes(3))) {
+        if (!EventLog.awaitProcessed(kafka, processorGroup(), Duration.ofMinutes(3))) {
             err.println("drill: the vote-processor did not process every command within 3 minutes");
         }
         LogAudit log = EventLog.read(kafka, LogAudit.votesOnly());
         LogAudit.Tallies tallies = log.tallies(votes);
-        long drift = reconcileDrift(kafka, CountProjectorConfig.from(nodeEnv).applicationId());
+        long drift = reconcileDrift(kafka, projectorGroup());
         return new Result(restarts.size(), fresh, restarts, true, preloaded, votes, underLoad, sentAgain, log.events(),
                 tallies.lost(), tallies.doubleCounted(), drift);
     }
