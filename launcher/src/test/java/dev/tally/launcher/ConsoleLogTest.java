@@ -15,6 +15,7 @@ import org.apache.logging.log4j.core.config.ConfigurationSource;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.xml.XmlConfiguration;
 import org.apache.logging.log4j.core.impl.Log4jLogEvent;
+import org.apache.logging.log4j.message.Message;
 import org.apache.logging.log4j.message.ParameterizedMessage;
 import org.apache.logging.log4j.message.SimpleMessage;
 import org.junit.jupiter.api.Test;
@@ -83,6 +84,19 @@ class ConsoleLogTest {
         assertThat(controllerApis.isFiltered(event(name, Level.ERROR, requestError("CREATE_TOPICS")))).isFalse();
     }
 
+    @Test
+    void ofTheBrokersLogLoadingOnlyTheLineThatSaysHowLongItTookIsKept(@TempDir Path dir) throws Exception {
+        String name = "org.apache.kafka.storage.internals.log.LogManager";
+        LoggerConfig logManager = launcherConfig(dir).getLoggerConfig(name);
+        assertThat(logManager.getName()).isEqualTo(name);
+
+        assertThat(logManager.isFiltered(event(name, Level.INFO, new ParameterizedMessage("Loaded {} logs in {}ms{}", 124, 1525,
+                " (unclean log dirs = [/tmp/node/kafka])")))).isFalse();
+        assertThat(logManager.isFiltered(event(name, Level.INFO, new SimpleMessage("Completed load of Log(dir=/tmp/node/kafka/"
+                + "tally.vote-events-1, topic=tally.vote-events, partition=1) with 1 segments in 139ms (11/124 completed)")))).isTrue();
+        assertThat(logManager.isFiltered(event(name, Level.WARN, new SimpleMessage("Unable to read the broker epoch")))).isFalse();
+    }
+
     /** The controller's line, in Kafka 4.4's words. */
     private static SimpleMessage requestError(String apiKey) {
         return new SimpleMessage("[ControllerApis nodeId=1] Unexpected error handling request RequestHeader(apiKey=" + apiKey
@@ -109,7 +123,7 @@ class ConsoleLogTest {
                 .setThrown(thrown).build();
     }
 
-    private static LogEvent event(String logger, Level level, SimpleMessage message) {
+    private static LogEvent event(String logger, Level level, Message message) {
         return Log4jLogEvent.newBuilder().setLoggerName(logger).setLevel(level).setMessage(message).build();
     }
 
