@@ -139,6 +139,11 @@ final class BenchCommand implements Callable<Integer> {
             description = "the read load beside the votes, paced at this many GETs/s [${DEFAULT-VALUE}]")
     int readRate;
 
+    @Option(names = "--latency-log", paramLabel = "FILE", description = "write every sampled vote of the measured "
+            + "run to FILE: when it was due (seconds of JVM uptime, the clock of -Xlog:gc*:…:uptime), its vote→visible "
+            + "in ms and its partition")
+    Path latencyLog;
+
     @Option(names = "--baseline", paramLabel = "postgres", description = "after the Tally run, the same votes on "
             + "seed 000's SQL design on a throwaway local PostgreSQL (installed with apt if missing), over --clients "
             + "connections")
@@ -268,7 +273,7 @@ final class BenchCommand implements Callable<Integer> {
         List<String> mismatches;
         boolean processed;
         long behind;
-        try (ViewFollower follower = new ViewFollower(kafka, partitions); ReadLoad reads = new ReadLoad(base, load, readRate);
+        try (ViewFollower follower = new ViewFollower(kafka, partitions, latencyLog != null); ReadLoad reads = new ReadLoad(base, load, readRate);
              HttpDriver http = via.equals("http") ? new HttpDriver(base, connections, "bench-http") : null) {
             String group = VoteProcessorConfig.from(env).applicationId();
             LoadStats warm = LoadStats.total(List.of());
@@ -356,6 +361,10 @@ final class BenchCommand implements Callable<Integer> {
             long pending = follower.pendingSamples();
             if (pending > 0) {
                 err.println("bench: " + pending + " sampled votes never became visible");
+            }
+            if (latencyLog != null) {
+                follower.writeTimeline(latencyLog);
+                err.println("bench: every sampled vote's vote→visible written to " + latencyLog);
             }
             return new BenchResult(load.cliName(), via, stats.target(),
                     Math.round(stats.acknowledged() / endToEnd), null,

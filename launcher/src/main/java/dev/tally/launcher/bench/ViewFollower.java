@@ -3,12 +3,19 @@ package dev.tally.launcher.bench;
 import dev.tally.common.KafkaSettings;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -27,7 +34,21 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  */
 public final class ViewFollower implements AutoCloseable {
     /** The latest view of one item. */
-    record View(long up, long down, long[] watermarks) {
+    /**
+     * One item's latest counts, updated in place under the follower's lock: a new object per record would live
+     * until the item's next record — seconds with 100,000 items — so the bench itself would feed the old
+     * generation of the heap it shares with the node it measures, and its full collections.
+     */
+    static final class View {
+        long up;
+        long down;
+        final long[] watermarks;
+
+        View(int partitions) {
+            watermarks = new long[partitions];
+            Arrays.fill(watermarks, -1);
+        }
+
         boolean reflects(int partition, long offset) {
             return partition < watermarks.length && watermarks[partition] >= offset;
         }
@@ -44,9 +65,16 @@ public final class ViewFollower implements AutoCloseable {
     private volatile boolean running = true;
     private volatile long lastRecordNanos = System.nanoTime();
     private volatile Throwable failure;
+    private final List<long[]> timeline; // {due nanos, vote→visible nanos, partition} per sample; null: not kept
 
     public ViewFollower(KafkaSettings kafka, int partitions) {
+        this(kafka, partitions, false);
+    }
+
+    /** Follows the views; with {@code keepTimeline}, every sample is kept for {@link #writeTimeline}. */
+    public ViewFollower(KafkaSettings kafka, int partitions, boolean keepTimeline) {
         this.partitions = partitions;
+        this.timeline = keepTimeline ? new ArrayList<>() : null;
         var props = kafka.clientProps("tally-bench-views");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
@@ -74,15 +102,25 @@ public final class ViewFollower implements AutoCloseable {
                         continue;
                     }
                     ItemCounts counts = decoder.deserialize(r.topic(), r.value());
-                    View view = new View(counts.getUpvotes(), counts.getDownvotes(), watermarks(counts.getWatermarks()));
                     synchronized (this) {
-                        views.put(r.key(), view);
+                        View view = views.computeIfAbsent(r.key(), k -> new View(partitions));
+                        view.up = counts.getUpvotes();
+                        view.down = counts.getDownvotes();
+                        counts.getWatermarks().forEach((p, offset) -> {
+                            int partition = Integer.parseInt(p);
+                            if (partition >= 0 && partition < partitions) {
+                                view.watermarks[partition] = offset;
+                            }
+                        });
                         List<Sample> waiting = pending.get(r.key());
                         if (waiting != null) {
                             for (Iterator<Sample> it = waiting.iterator(); it.hasNext(); ) {
                                 Sample s = it.next();
                                 if (view.reflects(s.partition, s.offset)) {
                                     visible.recordNanos(now - s.fromNanos);
+                                    if (timeline != null) {
+                                        timeline.add(new long[] {s.fromNanos, now - s.fromNanos, s.partition});
+                                    }
                                     it.remove();
                                 }
                             }
@@ -102,18 +140,6 @@ public final class ViewFollower implements AutoCloseable {
         }
     }
 
-    private long[] watermarks(Map<String, Long> marks) {
-        long[] w = new long[partitions];
-        Arrays.fill(w, -1);
-        marks.forEach((p, offset) -> {
-            int partition = Integer.parseInt(p);
-            if (partition >= 0 && partition < partitions) {
-                w[partition] = offset;
-            }
-        });
-        return w;
-    }
-
     /**
      * A sampled vote's command is at partition/offset; its latency counts from {@code fromNanos}, when the vote was
      * due (paced) or sent.
@@ -128,7 +154,7 @@ public final class ViewFollower implements AutoCloseable {
     }
 
     /** How many items' views do not yet reflect the command offsets given per item. */
-    public long behind(Map<String, long[]> required) {
+    public synchronized long behind(Map<String, long[]> required) {
         long behind = 0;
         for (var e : required.entrySet()) {
             View view = views.get(e.getKey());
@@ -144,7 +170,7 @@ public final class ViewFollower implements AutoCloseable {
     }
 
     /** Items whose view's up/down differ from the totals given (items absent from both count as zero). */
-    public List<String> mismatches(Map<String, long[]> totals) {
+    public synchronized List<String> mismatches(Map<String, long[]> totals) {
         List<String> out = new ArrayList<>();
         totals.forEach((item, t) -> {
             View v = views.get(item);
@@ -164,6 +190,26 @@ public final class ViewFollower implements AutoCloseable {
 
     public long lastRecordNanos() {
         return lastRecordNanos;
+    }
+
+    /**
+     * Writes one line per sampled vote that became visible: when it was due, in seconds since the JVM started
+     * (the clock of {@code -Xlog:gc*:file=…:uptime}, so the tail lines up with a GC log), its vote→visible in
+     * milliseconds and its command's partition, ordered by due time.
+     */
+    public void writeTimeline(Path file) throws IOException {
+        long jvmStart = System.nanoTime() - ManagementFactory.getRuntimeMXBean().getUptime() * 1_000_000L;
+        List<long[]> samples;
+        synchronized (this) {
+            samples = new ArrayList<>(timeline);
+        }
+        samples.sort(Comparator.comparingLong(t -> t[0]));
+        try (PrintWriter out = new PrintWriter(Files.newBufferedWriter(file))) {
+            out.println("# due_s vote_to_visible_ms partition");
+            for (long[] t : samples) {
+                out.printf(Locale.ROOT, "%.3f %.1f %d%n", (t[0] - jvmStart) / 1e9, t[1] / 1e6, t[2]);
+            }
+        }
     }
 
     public Latencies visible() {
