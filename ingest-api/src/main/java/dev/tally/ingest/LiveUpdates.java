@@ -17,6 +17,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -25,13 +26,20 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Follows {@code tally.item-counts} (read committed, from the end) and hands each change to the
- * subscribers of that item. Every change gets an id {@code <epoch>-<seq>}; the last {@value #HISTORY}
- * changes are kept so a client reconnecting with {@code Last-Event-ID} gets what it missed. A
- * subscriber's queue is bounded: a client too slow to keep up is dropped, never buffered without bound.
+ * subscribers of that item. Every change gets an id {@code <epoch>-<seq>}; so that a client reconnecting with
+ * {@code Last-Event-ID} gets what it missed, the last {@value #HISTORY} changes of <em>watched</em> items are
+ * kept: items a stream follows now or followed within the last {@link #RESUME_WINDOW}. A change of an item
+ * nobody watches is neither decoded nor kept — at thousands of changes a second, a history of every item lived
+ * for seconds, long enough for the collector to move it into the old generation, and was about half of what
+ * reached it there (README, "`./tally bench`"). When the history cannot prove it holds every change a client
+ * missed, the client gets a full snapshot instead. A subscriber's queue is bounded: a client too slow to keep
+ * up is dropped, never buffered without bound.
  */
 public final class LiveUpdates implements AutoCloseable {
     static final int HISTORY = 10_000;
     static final int QUEUE = 256;
+    /** How long an item stays watched after its last stream closed: a reconnect within it resumes exactly. */
+    static final Duration RESUME_WINDOW = Duration.ofSeconds(60);
 
     /** One change of one item's counts. */
     record Change(String id, long seq, String itemKey, ItemCountsView counts) {}
@@ -61,18 +69,44 @@ public final class LiveUpdates implements AutoCloseable {
         }
     }
 
+    /**
+     * One watched item: its streams, and {@code since}, the sequence number when its watch began — every change
+     * of it after {@code since} is in the history (or was dropped from its far end, which {@link #droppedThrough}
+     * tells). Guarded by the LiveUpdates' lock.
+     */
+    private static final class Watch {
+        final Set<Subscriber> subscribers = new CopyOnWriteArraySet<>();
+        final long since;
+        long idleSinceNanos;
+
+        Watch(long since) {
+            this.since = since;
+        }
+    }
+
     /** Put on a queue by {@link Subscriber#end}: no change, only a wake-up. */
     static final Change END = new Change("", -1, "", null);
 
     private final String epoch = UUID.randomUUID().toString().substring(0, 8);
-    private final Map<String, Set<Subscriber>> byItem = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
+    private final Map<String, Watch> watches = new ConcurrentHashMap<>(); // written under the lock
+    private final Set<Subscriber> open = ConcurrentHashMap.newKeySet();
     private final Deque<Change> history = new ArrayDeque<>();
     private TopicFollower<String, ItemCounts> reader; // null when fed by publish only
     private long seq;
+    private long droppedThrough; // the highest sequence number dropped from the history
+    private long lastExpiryNanos;
     private volatile boolean ending;
 
     /** Live updates fed by {@link #publish}; see {@link #follow} for the Kafka-fed ones. */
-    public LiveUpdates() {}
+    public LiveUpdates() {
+        this(System::nanoTime);
+    }
+
+    LiveUpdates(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+        this.lastExpiryNanos = nanoClock.getAsLong();
+    }
 
     /** Live updates of every change published to {@code tally.item-counts} from now on. */
     public static LiveUpdates follow(KafkaSettings kafka) {
@@ -95,16 +129,18 @@ public final class LiveUpdates implements AutoCloseable {
         partitions.forEach(tp -> consumer.position(tp, Duration.ofSeconds(30))); // nothing after this is missed
         reader = TopicFollower.start(consumer, "tally-live-updates", Duration.ofMillis(200), batch -> {
             for (ConsumerRecord<String, ItemCounts> r : batch) {
-                if (r.value() != null) {
+                if (r.value() != null && watches.containsKey(r.key())) {
                     publish(r.key(), ItemCountsView.of(r.value(), false));
                 }
             }
         });
     }
 
-    Subscriber subscribe(Set<String> itemKeys) {
+    synchronized Subscriber subscribe(Set<String> itemKeys) {
+        expireIdleWatches();
         Subscriber s = new Subscriber(itemKeys);
-        itemKeys.forEach(k -> byItem.computeIfAbsent(k, x -> new CopyOnWriteArraySet<>()).add(s));
+        open.add(s);
+        itemKeys.forEach(k -> watches.computeIfAbsent(k, x -> new Watch(seq)).subscribers.add(s));
         if (ending) {
             s.end();
         }
@@ -119,27 +155,31 @@ public final class LiveUpdates implements AutoCloseable {
      */
     public boolean endStreams(Duration wait) throws InterruptedException {
         ending = true;
-        byItem.values().forEach(set -> set.forEach(Subscriber::end));
+        open.forEach(Subscriber::end);
         long deadline = System.nanoTime() + wait.toNanos();
-        while (!byItem.isEmpty() && System.nanoTime() < deadline) {
+        while (!open.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
-        return byItem.isEmpty();
+        return open.isEmpty();
     }
 
-    void unsubscribe(Subscriber s) {
-        s.items.forEach(k -> byItem.computeIfPresent(k, (x, set) -> {
-            set.remove(s);
-            return set.isEmpty() ? null : set;
-        }));
+    synchronized void unsubscribe(Subscriber s) {
+        open.remove(s);
+        long now = nanoClock.getAsLong();
+        for (String k : s.items) {
+            Watch w = watches.get(k);
+            if (w != null && w.subscribers.remove(s) && w.subscribers.isEmpty()) {
+                w.idleSinceNanos = now;
+            }
+        }
     }
 
     /**
-     * The latest change per item of {@code itemKeys} after {@code lastEventId}, if that id is still in
-     * this instance's history; null when the client must be sent a full snapshot instead.
+     * The latest change per item of {@code itemKeys} after {@code lastEventId}, if this instance's history holds
+     * every change of those items since that id; null when the client must be sent a full snapshot instead.
      */
     synchronized Map<String, Change> missedSince(String lastEventId, Set<String> itemKeys) {
-        if (lastEventId == null || !lastEventId.startsWith(epoch + "-") || history.isEmpty()) {
+        if (lastEventId == null || !lastEventId.startsWith(epoch + "-")) {
             return null;
         }
         long after;
@@ -148,8 +188,14 @@ public final class LiveUpdates implements AutoCloseable {
         } catch (NumberFormatException e) {
             return null;
         }
-        if (after < history.peekFirst().seq() - 1) {
-            return null; // older than what we kept
+        if (after < droppedThrough || after > seq) {
+            return null; // older than what we kept, or not an id of ours
+        }
+        for (String k : itemKeys) {
+            Watch w = watches.get(k);
+            if (w == null || w.since > after) {
+                return null; // not watched all along since that id: its changes were not kept
+            }
         }
         Map<String, Change> latest = new LinkedHashMap<>();
         for (Change c : history) {
@@ -165,21 +211,39 @@ public final class LiveUpdates implements AutoCloseable {
         return epoch + "-" + seq;
     }
 
-    /** Hands one change of an item's counts to its subscribers and the history. */
+    /** How many changes the history holds. */
+    synchronized int historySize() {
+        return history.size();
+    }
+
+    /** Hands one change of an item's counts to its subscribers and, if the item is watched, the history. */
     public void publish(String itemKey, ItemCountsView counts) {
         Change change;
+        Watch watch;
         synchronized (this) {
+            expireIdleWatches();
+            watch = watches.get(itemKey);
+            if (watch == null) {
+                return; // nobody follows it, nor did within the resume window
+            }
             seq++;
             change = new Change(epoch + "-" + seq, seq, itemKey, counts);
             history.addLast(change);
             if (history.size() > HISTORY) {
-                history.removeFirst();
+                droppedThrough = history.removeFirst().seq();
             }
         }
-        Set<Subscriber> subscribers = byItem.get(itemKey);
-        if (subscribers != null) {
-            subscribers.forEach(s -> s.offer(change));
+        watch.subscribers.forEach(s -> s.offer(change));
+    }
+
+    /** Forgets the items no stream has followed for the resume window (at most once a second). */
+    private void expireIdleWatches() {
+        long now = nanoClock.getAsLong();
+        if (now - lastExpiryNanos < 1_000_000_000L) {
+            return;
         }
+        lastExpiryNanos = now;
+        watches.values().removeIf(w -> w.subscribers.isEmpty() && now - w.idleSinceNanos > RESUME_WINDOW.toNanos());
     }
 
     @Override
