@@ -4,8 +4,10 @@ import java.util.Map;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Cache;
+import org.rocksdb.Env;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.Priority;
 import org.rocksdb.WriteBufferManager;
 
 /**
@@ -50,6 +52,11 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
             capacity = bytes;
             cache = new LRUCache(bytes, SHARD_BITS, false, INDEX_FILTER_SHARE);
             writeBuffers = new WriteBufferManager((long) (bytes * MEMTABLE_SHARE), cache);
+            // Compactions run at the lowest CPU priority (nice 19 for the threads of RocksDB's low pool, process-wide):
+            // on two cores a compaction burst took the cycles of the stream threads, and a paced run's votes waited for
+            // it (README "`./tally bench`", the paced runs). Flushes, which writes wait on, keep their priority; with a
+            // core to spare nothing changes, as nice only orders threads that compete for one.
+            Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
         }
     }
 

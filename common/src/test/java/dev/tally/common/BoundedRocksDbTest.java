@@ -1,9 +1,16 @@
 package dev.tally.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,6 +62,55 @@ class BoundedRocksDbTest {
                         .as("times the filter was read into the cache during 1,001 lookups").isLessThanOrEqualTo(1);
             }
         }
+    }
+
+    /**
+     * A compaction runs at nice 19 (on two cores a compaction burst took the stream threads' cycles and a paced run's
+     * votes waited for it). RocksDB's pool threads lower their priority when they next run a job, so the test makes
+     * background compactions happen and then reads the priority of the threads named {@code rocksdb:low}.
+     */
+    @Test
+    void compactionsRunAtTheLowestCpuPriority() throws Exception {
+        Path tasks = Path.of("/proc/self/task");
+        assumeTrue(Files.isDirectory(tasks), "thread priorities are read from Linux's /proc");
+        RocksDB.loadLibrary();
+        try (Options options = streamsDefaults()) {
+            new BoundedRocksDb().setConfig("voter-quotas", options, Map.of());
+            options.setIncreaseParallelism(2).setLevel0FileNumCompactionTrigger(2);
+            try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
+                for (int file = 0; file < 6; file++) { // six level-0 files: compactions in the low pool
+                    for (int i = 0; i < 1_000; i++) {
+                        db.put(key(file * 1_000 + i), new byte[] {1});
+                    }
+                    db.flush(flush.setWaitForFlush(true));
+                }
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                while (niceOfThreads(tasks, "rocksdb:low").stream().noneMatch(n -> n == 19) && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                assertThat(niceOfThreads(tasks, "rocksdb:low")).as("nice of RocksDB's compaction threads").contains(19);
+                assertThat(niceOfThreads(tasks, "rocksdb:high")).as("nice of RocksDB's flush threads").doesNotContain(19);
+            }
+        }
+    }
+
+    /** The nice value (field 19 of {@code /proc/<pid>/task/<tid>/stat}) of each of this process's threads called so. */
+    private static List<Integer> niceOfThreads(Path tasks, String name) throws IOException {
+        List<Integer> nice = new ArrayList<>();
+        try (DirectoryStream<Path> threads = Files.newDirectoryStream(tasks)) {
+            for (Path thread : threads) {
+                try {
+                    if (Files.readString(thread.resolve("comm")).strip().equals(name)) {
+                        String stat = Files.readString(thread.resolve("stat"));
+                        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" "); // from field 3, the state
+                        nice.add(Integer.parseInt(fields[19 - 3]));
+                    }
+                } catch (NoSuchFileException ended) {
+                    // the thread ended while being listed
+                }
+            }
+        }
+        return nice;
     }
 
     /** What Kafka Streams' {@code RocksDBStore} sets before it calls the config setter. */
