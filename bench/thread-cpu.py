@@ -37,8 +37,12 @@ def snapshot(pid):
     return ticks
 
 
-def group(name):
-    return re.sub(r"[-0-9]+$", "", name)
+def by_group(before, after):
+    """CPU ticks per thread group (the name without its trailing numbers) between two snapshots."""
+    groups = collections.Counter()
+    for tid, (name, t) in after.items():
+        groups[re.sub(r"[-0-9]+$", "", name)] += t - before.get(tid, (name, 0))[1]
+    return groups
 
 
 def process_start(pid, hz):
@@ -63,9 +67,7 @@ def timeline(out, pid, hz):
                 after = snapshot(pid)
             except OSError:
                 break  # the process ended
-            groups = collections.Counter()
-            for tid, (name, t) in after.items():
-                groups[group(name)] += t - before.get(tid, (name, 0))[1]
+            groups = by_group(before, after)
             before = after
             f.write(f"{since_boot() - start:.1f} " + " ".join(f"{g}={t}" for g, t in sorted(groups.items()) if t) + "\n")
             f.flush()
@@ -81,10 +83,7 @@ def main():
     pid, command = sys.argv[1], sys.argv[2:]
     before = snapshot(pid)
     print(subprocess.run(command, capture_output=True, text=True).stdout)
-    after = snapshot(pid)
-    groups = collections.Counter()
-    for tid, (name, t) in after.items():
-        groups[group(name)] += t - before.get(tid, (name, 0))[1]
+    groups = by_group(before, snapshot(pid))
     print(f"process CPU {sum(groups.values()) / hz:.2f} s (threads that ended during the command not included)")
     for name, t in groups.most_common(12):
         print(f"{t / hz:8.2f} s  {name}")
