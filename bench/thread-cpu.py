@@ -22,17 +22,22 @@ import sys
 import time
 
 
+def stat_fields(path):
+    """The fields of a /proc stat file after the command name (which may hold spaces and parentheses)."""
+    with open(path) as f:
+        stat = f.read()
+    return stat[stat.rindex(")") + 2:].split()
+
+
 def snapshot(pid):
     ticks = {}
     for tid in os.listdir(f"/proc/{pid}/task"):
         try:
             with open(f"/proc/{pid}/task/{tid}/comm") as f:
                 name = f.read().strip()
-            with open(f"/proc/{pid}/task/{tid}/stat") as f:
-                stat = f.read()
+            fields = stat_fields(f"/proc/{pid}/task/{tid}/stat")
         except OSError:
             continue  # the thread ended
-        fields = stat[stat.rindex(")") + 2:].split()
         ticks[tid] = (name, int(fields[11]) + int(fields[12]))  # utime + stime
     return ticks
 
@@ -47,9 +52,7 @@ def by_group(before, after):
 
 def process_start(pid, hz):
     """When the process started, in seconds since boot (the clock of /proc/uptime)."""
-    with open(f"/proc/{pid}/stat") as f:
-        stat = f.read()
-    return int(stat[stat.rindex(")") + 2:].split()[19]) / hz
+    return int(stat_fields(f"/proc/{pid}/stat")[19]) / hz
 
 
 def since_boot():
