@@ -5,6 +5,7 @@ import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.Cache;
 import org.rocksdb.Env;
+import org.rocksdb.InfoLogLevel;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
 import org.rocksdb.Priority;
@@ -22,16 +23,32 @@ import org.rocksdb.WriteBufferManager;
 public final class BoundedRocksDb implements RocksDBConfigSetter {
     /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_MEMORY_MB}, in bytes. */
     public static final String MEMORY_BYTES = "tally.rocksdb.memory.bytes";
+    /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_LOG} ({@code error}, {@code info}). */
+    public static final String LOG_LEVEL = "tally.rocksdb.log";
     /**
      * The memtables' share of the budget, which also bounds what a restart after a crash restores: a store resumes
-     * from the changelog offset of its last flush, and memtables flush only when they fill. With 1M votes in the log
-     * (drill --preload): at 0.3 a restart restored some 270,000 records (median restart 15.5 s over ten), at 0.2
-     * 33,000-147,000 (median 87,000; restarts median 13.1 s over fifty), at 0.1 a few hundred (12.2 s) but the backlog
-     * drained 1.7 times slower; the bench does not tell 0.2 from 0.3 (12,645 and 13,504 against 11,504 and 13,279
-     * uniform votes/s). README "With a million votes in the log".
+     * from the changelog offset of its last flush, and a memtable flushes when it holds {@link #WRITE_BUFFER_BYTES} or
+     * the share is spent. Measured before memtables flushed at 2 MB, with 1M votes in the log (drill --preload): at 0.3
+     * a restart restored some 270,000 records (median restart 15.5 s over ten), at 0.2 33,000-147,000 (median 87,000;
+     * restarts median 13.1 s over fifty), at 0.1 a few hundred (12.2 s) but the backlog drained 1.7 times slower; the
+     * bench does not tell 0.2 from 0.3 (12,645 and 13,504 against 11,504 and 13,279 uniform votes/s).
+     * README "With a million votes in the log".
      */
     private static final double MEMTABLE_SHARE = 0.2;
     private static final double INDEX_FILTER_SHARE = 0.1;
+    /**
+     * A store's memtable flushes by itself when it holds this much, and takes its memory in blocks of
+     * {@link #ARENA_BLOCK_BYTES}. With RocksDB's defaults as Streams leaves them (16 MB, taken in blocks of 1 MB) each of
+     * the three applications' 44 stores held a whole megabyte of the memtables' 26 MB as soon as it held a few kilobytes,
+     * so the budget was always spent and the write buffer manager flushed whichever store wrote next, however little it
+     * held: 9,109 flushes in a 5-minute paced run, most of a few kilobytes (every commit writes each store's offsets),
+     * each a table file written, synced and later compacted. With 2 MB taken in 64 kB blocks the same run made 1,501,
+     * and RocksDB's own threads took 30-37 instead of 38-48 µs of CPU per vote; a lookup pays for the larger memtables
+     * (the vote-processor's thread +2 µs), and a restart after SIGKILL restores more (at most 2 MB per store: 34,000-77,000
+     * records in the vote-processor against 16,000-25,000, restarts unchanged). README "What each change bought".
+     */
+    private static final long WRITE_BUFFER_BYTES = 2L << 20;
+    private static final long ARENA_BLOCK_BYTES = 64L << 10;
     /**
      * The cache in 4 shards, not RocksDB's default of 64 (2 MB each at 128 MB). A file's bloom filter is one block
      * that grows with the file's keys; past some 5M votes in a soak the vote-processor's files carried over a
@@ -83,6 +100,8 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         // in the shared cache (a hash and a lock) each time
         table.setPinL0FilterAndIndexBlocksInCache(true);
         options.setWriteBufferManager(writeBuffers);
+        options.setWriteBufferSize(WRITE_BUFFER_BYTES);
+        options.setArenaBlockSize(ARENA_BLOCK_BYTES);
         options.setTableFormatConfig(table);
         // Streams turns this on: no bloom filter in the last level, which holds most keys, so a key that is in no
         // level is looked for in the last level's index and data blocks. Most of Tally's lookups are such misses
@@ -94,6 +113,12 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         // them), and a wall-clock profile of one found half of that time in creating and ending those threads.
         // Tally's stores hold a few files each; one thread opens them (vote-processor ready 4.1 -> 3.2 s, median of 5)
         options.setMaxFileOpeningThreads(1);
+        // TALLY_ROCKSDB_LOG=info: each store's LOG (in its directory) records every flush and compaction, with its reason
+        // and size, and the store's statistics every minute; Streams' default writes only errors there
+        if ("info".equals(configs.get(LOG_LEVEL))) {
+            options.setInfoLogLevel(InfoLogLevel.INFO_LEVEL);
+            options.setStatsDumpPeriodSec(60);
+        }
     }
 
     @Override

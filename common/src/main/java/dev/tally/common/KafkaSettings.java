@@ -35,9 +35,12 @@ import dev.tally.schemas.Topics;
  * @param rocksDbMemoryMb   {@code TALLY_ROCKSDB_MEMORY_MB} [128]: the one RocksDB block cache, memtables included,
  *                          that every state store of every Streams application in the process shares
  *                          ({@link BoundedRocksDb})
+ * @param rocksDbLog        {@code TALLY_ROCKSDB_LOG} [error]: {@code info} has every store write RocksDB's own LOG in
+ *                          its directory — each flush and compaction with its reason and size, and the store's
+ *                          statistics every minute — for diagnosing RocksDB's share of the CPU
  */
 public record KafkaSettings(String bootstrap, int partitions, short replicationFactor, int standbyReplicas,
-                            String compression, int rocksDbMemoryMb) {
+                            String compression, int rocksDbMemoryMb, String rocksDbLog) {
     private static final Set<String> COMPRESSIONS = Set.of("none", "lz4", "zstd", "snappy", "gzip");
 
     public KafkaSettings {
@@ -53,6 +56,9 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         if (!COMPRESSIONS.contains(compression)) {
             throw new Env.ConfigException("TALLY_COMPRESSION must be one of none, lz4, zstd, snappy, gzip, was " + compression);
         }
+        if (!rocksDbLog.equals("error") && !rocksDbLog.equals("info")) {
+            throw new Env.ConfigException("TALLY_ROCKSDB_LOG must be error or info, was " + rocksDbLog);
+        }
     }
 
     public static KafkaSettings from(Env env) {
@@ -62,7 +68,8 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
                 env.integer("TALLY_PARTITIONS", Profile.from(env).isDev() ? 4 : 12, 1, 10_000), replication,
                 env.integer("TALLY_STANDBY_REPLICAS", replication > 1 ? 1 : 0, 0, 10),
                 env.string("TALLY_COMPRESSION", "none").strip().toLowerCase(Locale.ROOT),
-                env.integer("TALLY_ROCKSDB_MEMORY_MB", 128, 16, 1 << 20));
+                env.integer("TALLY_ROCKSDB_MEMORY_MB", 128, 16, 1 << 20),
+                env.string("TALLY_ROCKSDB_LOG", "error").strip().toLowerCase(Locale.ROOT));
     }
 
     /**
@@ -133,6 +140,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
         p.put(BoundedRocksDb.MEMORY_BYTES, Long.toString((long) rocksDbMemoryMb << 20));
+        p.put(BoundedRocksDb.LOG_LEVEL, rocksDbLog);
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
         p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, (int) commitInterval.toMillis());
         // a thread commits between polls: one blocked in a 100 ms poll (the default) when its commit falls due

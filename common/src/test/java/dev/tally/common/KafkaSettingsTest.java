@@ -1,6 +1,7 @@
 package dev.tally.common;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,6 +33,15 @@ class KafkaSettingsTest {
         Env env = Env.of(Map.of("TALLY_PARTITIONS", "6", "TALLY_COMMIT_INTERVAL", "250ms"));
         assertThat(KafkaSettings.from(env).partitions()).isEqualTo(6);
         assertThat(KafkaSettings.commitInterval(env)).isEqualTo(Duration.ofMillis(250));
+    }
+
+    @Test
+    void rocksDbsOwnLogIsErrorsUnlessAskedForAndNothingElse(@TempDir Path state) {
+        assertThat(KafkaSettings.from(DEV).streamsProps("t", state, Duration.ofMillis(100), null)
+                .get(BoundedRocksDb.LOG_LEVEL)).isEqualTo("error");
+        assertThat(KafkaSettings.from(Env.of(Map.of("TALLY_ROCKSDB_LOG", "INFO"))).rocksDbLog()).isEqualTo("info");
+        assertThatThrownBy(() -> KafkaSettings.from(Env.of(Map.of("TALLY_ROCKSDB_LOG", "debug"))))
+                .isInstanceOf(Env.ConfigException.class).hasMessage("TALLY_ROCKSDB_LOG must be error or info, was debug");
     }
 
     @Test

@@ -67,7 +67,8 @@ final class BenchCommand implements Callable<Integer> {
     private static final int JIT_SETTLE_MAX_SECONDS = 120;
     private static final double WARM_JIT_SHARE = 0.10;
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
-            "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION");
+            "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION",
+            "TALLY_ROCKSDB_MEMORY_MB", "TALLY_ROCKSDB_LOG");
 
     @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue",
             description = "uniform (100k items), zipf (s = 1.1 over 100k items), viral (one item) or catalogue (1M items) [${DEFAULT-VALUE}]")
