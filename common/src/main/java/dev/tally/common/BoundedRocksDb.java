@@ -23,7 +23,7 @@ import org.rocksdb.WriteBufferManager;
 public final class BoundedRocksDb implements RocksDBConfigSetter {
     /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_MEMORY_MB}, in bytes. */
     public static final String MEMORY_BYTES = "tally.rocksdb.memory.bytes";
-    /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_LOG} ({@code error}, {@code info}). */
+    /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_LOG}. */
     public static final String LOG_LEVEL = "tally.rocksdb.log";
     /**
      * The memtables' share of the budget, which also bounds what a restart after a crash restores: a store resumes
@@ -43,17 +43,18 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
      * so the budget was always spent and the write buffer manager flushed whichever store wrote next, however little it
      * held: 9,109 flushes in a 5-minute paced run, most of a few kilobytes (every commit writes each store's offsets),
      * each a table file written, synced and later compacted. With 2 MB taken in 64 kB blocks the same run made 1,501,
-     * and RocksDB's own threads took 30-37 instead of 38-48 µs of CPU per vote; a lookup pays for the larger memtables
-     * (the vote-processor's thread +2 µs), and a restart after SIGKILL restores more (at most 2 MB per store: 34,000-77,000
-     * records in the vote-processor against 16,000-25,000, restarts unchanged). README "What each change bought".
+     * and RocksDB's own threads took 30-37 instead of 38-48 µs of CPU per vote; a lookup paid for the larger memtables
+     * (the vote-processor's thread +2 µs, which {@link #MEMTABLE_BLOOM_RATIO} more than wins back), and a restart after
+     * SIGKILL restores more (at most 2 MB per store: 34,000-77,000 records in the vote-processor against 16,000-25,000,
+     * restarts unchanged). README "What each change bought".
      */
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final long ARENA_BLOCK_BYTES = 64L << 10;
     /**
-     * Each memtable's share given to a bloom filter of its keys. Paced 8,000 votes/s, two runs each, alternated: the
-     * vote-processor's thread 42.7-44.3 -> 36.2-36.9 µs per vote, all threads 187-195 -> 174-176, vote→visible p99
-     * 561 and 1,144 -> 384 and 391 ms. Tried before the memtables were 2 MB (filters sized from 16 MB each), it
-     * overran the memtables' budget and RocksDB flushed without pause.
+     * Each memtable's share given to a bloom filter of its whole keys (42 kB of 2 MB, some 14 bits per key). Paced
+     * 8,000 votes/s, two runs each, alternated: the vote-processor's thread 42.7-44.3 -> 36.2-36.9 µs per vote, all
+     * threads 187-195 -> 174-176, vote→visible p99 561 and 1,144 -> 384 and 391 ms. Tried before the memtables were
+     * 2 MB (filters sized from 16 MB each), it overran the memtables' budget and RocksDB flushed without pause.
      */
     private static final double MEMTABLE_BLOOM_RATIO = 0.02;
     /**
@@ -109,8 +110,7 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         options.setWriteBufferManager(writeBuffers);
         options.setWriteBufferSize(WRITE_BUFFER_BYTES);
         options.setArenaBlockSize(ARENA_BLOCK_BYTES);
-        // a bloom filter of whole keys in every memtable, 2 % of it (42 kB at 2 MB: ~13 bits per key of a voter-item or
-        // quota record), so a lookup of a key the memtable lacks — most of a vote's lookups — skips walking its skip list
+        // a lookup of a key the memtable lacks (most of a vote's lookups) asks the filter instead of walking the skip list
         options.setMemtablePrefixBloomSizeRatio(MEMTABLE_BLOOM_RATIO);
         options.setMemtableWholeKeyFiltering(true);
         options.setTableFormatConfig(table);
