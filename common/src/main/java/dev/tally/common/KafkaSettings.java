@@ -42,6 +42,7 @@ import dev.tally.schemas.Topics;
 public record KafkaSettings(String bootstrap, int partitions, short replicationFactor, int standbyReplicas,
                             String compression, int rocksDbMemoryMb, String rocksDbLog) {
     private static final Set<String> COMPRESSIONS = Set.of("none", "lz4", "zstd", "snappy", "gzip");
+    private static final Set<String> ROCKSDB_LOG_LEVELS = Set.of("error", "info");
 
     public KafkaSettings {
         if (bootstrap == null || bootstrap.isBlank()) {
@@ -56,7 +57,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         if (!COMPRESSIONS.contains(compression)) {
             throw new Env.ConfigException("TALLY_COMPRESSION must be one of none, lz4, zstd, snappy, gzip, was " + compression);
         }
-        if (!rocksDbLog.equals("error") && !rocksDbLog.equals("info")) {
+        if (!ROCKSDB_LOG_LEVELS.contains(rocksDbLog)) {
             throw new Env.ConfigException("TALLY_ROCKSDB_LOG must be error or info, was " + rocksDbLog);
         }
     }
