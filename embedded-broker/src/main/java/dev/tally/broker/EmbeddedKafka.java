@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -44,6 +45,8 @@ public final class EmbeddedKafka implements AutoCloseable {
         final int brokerPort;
         final int controllerPort;
         volatile KafkaRaftServer server;
+        /** Whether its last start unregistered the incarnation an unclean stop left ({@link KilledIncarnation}). */
+        volatile boolean forgotKilled;
 
         Node(int id, Path dir, int brokerPort, int controllerPort) {
             this.id = id;
@@ -134,6 +137,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         if (node.server == null) {
             startNode(node);
         }
+    }
+
+    /** Whether node {@code id}'s last start unregistered the incarnation an unclean stop left ({@link KilledIncarnation}). */
+    boolean forgotKilledIncarnation(int id) {
+        return node(id).forgotKilled;
     }
 
     /** Whether node {@code id} runs. */
@@ -253,12 +261,18 @@ public final class EmbeddedKafka implements AutoCloseable {
         long t0 = System.nanoTime();
         try {
             Properties props = props(node);
+            boolean killed = nodes.size() == 1 && KilledIncarnation.leftIn(node.dir);
             format(node.dir, clusterId, props);
+            CompletableFuture<Boolean> forgotten = killed ? KilledIncarnation.forget(node.id, node.controllerPort)
+                    : CompletableFuture.completedFuture(false);
             KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
             server.startup();
             node.server = server;
-            LOG.info("embedded Kafka node {} listening on 127.0.0.1:{} (log {}), started in {} s", node.id,
-                    node.brokerPort, node.dir, String.format("%.1f", (System.nanoTime() - t0) / 1e9));
+            node.forgotKilled = forgotten.getNow(false);
+            LOG.info("embedded Kafka node {} listening on 127.0.0.1:{} (log {}), started in {} s{}", node.id,
+                    node.brokerPort, node.dir, String.format("%.1f", (System.nanoTime() - t0) / 1e9),
+                    !killed ? "" : node.forgotKilled ? " after an unclean stop, its killed incarnation unregistered"
+                    : " after an unclean stop, waiting out its killed incarnation's session");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded Kafka node " + node.id + " in " + node.dir, e);
         }
