@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * of several ({@link #startCluster}) whose nodes are each broker and controller — the production shape,
  * replicated, without Docker. Logs live under {@code logDir} and survive a restart: the storage is
  * formatted once, with the cluster id and every node's ports kept beside it (the controllers' addresses
- * are the quorum's identity). A single node restarted after SIGKILL can leave transactions hanging:
+ * are the quorum's identity). A single node restarted after SIGKILL registers at once, its killed incarnation
+ * unregistered as its controller becomes active ({@link KilledIncarnation}), and can leave transactions hanging:
  * {@link #completeHangingTransactions()} completes them before clients start.
  */
 public final class EmbeddedKafka implements AutoCloseable {
@@ -272,7 +273,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             LOG.info("embedded Kafka node {} listening on 127.0.0.1:{} (log {}), started in {} s{}", node.id,
                     node.brokerPort, node.dir, String.format("%.1f", (System.nanoTime() - t0) / 1e9),
                     !killed ? "" : node.forgotKilled ? " after an unclean stop, its killed incarnation unregistered"
-                    : " after an unclean stop, waiting out its killed incarnation's session");
+                    : " after an unclean stop, having waited out its killed incarnation's session");
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded Kafka node " + node.id + " in " + node.dir, e);
         }
