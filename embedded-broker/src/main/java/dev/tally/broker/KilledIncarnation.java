@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.function.BooleanSupplier;
 import javax.management.JMException;
 import javax.management.ObjectName;
 import org.apache.kafka.clients.admin.Admin;
@@ -71,11 +72,9 @@ final class KilledIncarnation {
         long t0 = System.nanoTime();
         long giveUp = t0 + ACTIVATION.toNanos();
         try {
-            while (!accepts(controllerPort)) { // an admin client made sooner would log each refused connection
-                if (System.nanoTime() > giveUp) {
-                    return false;
-                }
-                Thread.sleep(2);
+            // an admin client made before the controller's listener accepts would log each refused connection
+            if (!await(() -> accepts(controllerPort), giveUp)) {
+                return false;
             }
             Properties p = new Properties();
             p.put(AdminClientConfig.BOOTSTRAP_CONTROLLERS_CONFIG, "127.0.0.1:" + controllerPort);
@@ -84,11 +83,8 @@ final class KilledIncarnation {
             p.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "100");
             // made before the controller is active: the broker's first registration follows activation closely
             try (Admin admin = Admin.create(p)) {
-                while (!active()) {
-                    if (System.nanoTime() > giveUp) {
-                        return false;
-                    }
-                    Thread.sleep(2);
+                if (!await(KilledIncarnation::active, giveUp)) {
+                    return false;
                 }
                 admin.unregisterBroker(brokerId, new UnregisterBrokerOptions().timeoutMs((int) WINDOW.toMillis())).all().get();
                 LOG.info("unregistered broker {}'s killed incarnation {} ms after the start: the new one need not wait"
@@ -103,6 +99,17 @@ final class KilledIncarnation {
             Thread.currentThread().interrupt();
             return false;
         }
+    }
+
+    /** Whether {@code condition} held before {@code giveUp} (a {@link System#nanoTime} instant), polled every 2 ms. */
+    private static boolean await(BooleanSupplier condition, long giveUp) throws InterruptedException {
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > giveUp) {
+                return false;
+            }
+            Thread.sleep(2);
+        }
+        return true;
     }
 
     private static boolean accepts(int port) {
