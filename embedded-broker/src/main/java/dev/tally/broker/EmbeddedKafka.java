@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedKafka implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(EmbeddedKafka.class);
+    /**
+     * {@code broker.session.timeout.ms}: how long a broker that stopped heartbeating keeps its registration, and
+     * how long a restarted controller keeps the registrations it found (the bound {@link KilledIncarnation} works in).
+     */
+    static final Duration BROKER_SESSION = Duration.ofMillis(2500);
 
     /** One KRaft node: its id, its log directory and ports, and its server while it runs. */
     private static final class Node {
@@ -310,7 +315,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         // 250 ms stall of a busy CI machine did that once; 1,000 ms allows 500 ms and cost restarts
         // 0.3 s (median 7.4 -> 7.7 s over 8 kills each, README "Crash recovery")
         p.put("broker.heartbeat.interval.ms", "1000");
-        p.put("broker.session.timeout.ms", "2500");
+        p.put("broker.session.timeout.ms", Long.toString(BROKER_SESSION.toMillis()));
         p.put("log.cleaner.dedupe.buffer.size", "8388608");
         p.put("auto.create.topics.enable", "false");
         p.put("log.flush.interval.messages", String.valueOf(Long.MAX_VALUE));

@@ -32,18 +32,18 @@ import org.slf4j.LoggerFactory;
  * listener — the Admin API's {@code unregisterBroker}, what an operator does for a broker that is gone.
  *
  * <p>It must reach the killed incarnation's registration, never the new one's. The controller cannot take the new
- * incarnation before the session it granted at activation expires, 2.5 s later; the request goes out the moment
- * the controller is seen active and is given up {@link #WINDOW} after, so it is handled while the old registration
- * still stands (requests to the controller are handled in order: one sent sooner is handled sooner). Given up, the
- * broker registers the old way. Not for a cluster: there the active controller may be another node, whose
+ * incarnation before the session it granted at activation expires ({@link EmbeddedKafka#BROKER_SESSION} later);
+ * the request goes out the moment the controller is seen active and is given up {@link #WINDOW} after, so it is
+ * handled while the old registration still stands (requests to the controller are handled in order: one sent
+ * sooner is handled sooner). Given up, the broker registers the old way. Not for a cluster: there the active controller may be another node, whose
  * sessions did not start with this one.
  */
 final class KilledIncarnation {
     private static final Logger LOG = LoggerFactory.getLogger(KilledIncarnation.class);
     /** Kafka's marker of a clean stop in a log directory ({@code CleanShutdownFileHandler}), removed as it starts. */
     private static final String CLEAN_SHUTDOWN_FILE = ".kafka_cleanshutdown";
-    /** How long after the controller is seen active the request may take: well inside the 2,500 ms session. */
-    static final Duration WINDOW = Duration.ofMillis(1000);
+    /** How long after the controller is seen active the request may take: well inside the session (1 s of 2.5). */
+    private static final Duration WINDOW = EmbeddedKafka.BROKER_SESSION.multipliedBy(2).dividedBy(5);
     /** How long to wait for the controller to become active: the node's start gives up sooner. */
     private static final Duration ACTIVATION = Duration.ofMinutes(2);
     private static final String ACTIVE_CONTROLLER = "kafka.controller:type=KafkaController,name=ActiveControllerCount";
