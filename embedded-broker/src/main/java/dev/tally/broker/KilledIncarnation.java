@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * incarnation before the session it granted at activation expires ({@link EmbeddedKafka#BROKER_SESSION} later);
  * the request goes out the moment the controller is seen active and is given up {@link #WINDOW} after, so it is
  * handled while the old registration still stands (requests to the controller are handled in order: one sent
- * sooner is handled sooner). Given up, the broker registers the old way. Not for a cluster: there the active controller may be another node, whose
- * sessions did not start with this one.
+ * sooner is handled sooner). Given up, the broker registers the old way. Not for a cluster: there the active
+ * controller may be another node, whose sessions did not start with this one.
  */
 final class KilledIncarnation {
     private static final Logger LOG = LoggerFactory.getLogger(KilledIncarnation.class);
