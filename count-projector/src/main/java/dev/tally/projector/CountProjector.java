@@ -7,7 +7,7 @@ import dev.tally.common.query.ItemCountsView;
 import dev.tally.common.query.RemoteQuery;
 import dev.tally.common.query.StoreRouter;
 import dev.tally.common.query.Unavailable;
-import dev.tally.schema.ItemCounts;
+import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.Topics;
 import io.javalin.config.RoutesConfig;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -28,7 +28,7 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
     public static CountProjector start(Runtime runtime, CountProjectorConfig config, HostInfo self) {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
-        return new CountProjector(new StreamsService("count-projector", CountTopology.build(), props).start(runtime.kafka()), self);
+        return new CountProjector(new StreamsService("count-projector", CountTopology.build(config.bursts()), props).start(runtime.kafka()), self);
     }
 
     public StreamsService service() {
@@ -43,8 +43,8 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
     }
 
     private static ItemCountsView read(ReadOnlyKeyValueStore<String, ?> store, String itemType, String itemId, boolean stale) {
-        ItemCounts c = (ItemCounts) store.get(Topics.itemKey(itemType, itemId));
-        return c == null ? ItemCountsView.empty(itemType, itemId) : ItemCountsView.of(c, stale);
+        ItemProjection item = (ItemProjection) store.get(Topics.itemKey(itemType, itemId));
+        return item == null ? ItemCountsView.empty(itemType, itemId) : ItemCountsView.of(item.getCounts(), stale);
     }
 
     private static String path(String itemType, String itemId) {

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.common.query.ItemCountsView;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.CountDeltaBatch;
+import dev.tally.common.Env;
 import dev.tally.schema.ItemCounts;
+import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topics;
 import java.time.Instant;
@@ -17,12 +19,12 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class CountTopologyTest {
+    static final CountProjectorConfig DEFAULTS = CountProjectorConfig.from(Env.of(Map.of()));
     private TopologyTestDriver driver;
     private TestInputTopic<String, CountDeltaBatch> deltas;
     private TestOutputTopic<String, ItemCounts> counts;
@@ -32,7 +34,7 @@ class CountTopologyTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "count-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(CountTopology.build(), props);
+        driver = new TopologyTestDriver(CountTopology.build(DEFAULTS.bursts()), props);
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer());
         counts = driver.createOutputTopic(Topics.ITEM_COUNTS.name(), Topics.ITEM_COUNTS.keySerde().deserializer(),
@@ -42,6 +44,11 @@ class CountTopologyTest {
     @AfterEach
     void tearDown() {
         driver.close();
+    }
+
+    /** The counts the store holds for an item. */
+    private ItemCounts stored(String key) {
+        return driver.<String, ItemProjection>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get(key).getCounts();
     }
 
     private static CountDelta delta(int up, int down, Map<String, Long> reactions, int partition, long offset) {
@@ -55,8 +62,7 @@ class CountTopologyTest {
         deltas.pipeInput("post:1", Topics.batchOf(delta(-1, 2, Map.of("like", -2L, "wow", 1L), 5, 7)));
         deltas.pipeInput("post:1", Topics.batchOf(delta(1, 0, Map.of(), 0, 12)));
 
-        KeyValueStore<String, ItemCounts> store = driver.getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
-        ItemCounts c = store.get("post:1");
+        ItemCounts c = stored("post:1");
         assertThat(c.getUpvotes()).isEqualTo(3);
         assertThat(c.getDownvotes()).isEqualTo(3);
         assertThat(c.getReactions()).containsExactly(Map.entry("wow", 1L));
@@ -80,7 +86,7 @@ class CountTopologyTest {
         deltas.pipeInput("post:1", Topics.batchOf(late));
         deltas.pipeInput("post:1", Topics.batchOf(correction));
 
-        ItemCounts c = driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get("post:1");
+        ItemCounts c = stored("post:1");
         assertThat(c.getFirstVoteAt()).isEqualTo(first.minusSeconds(60));
         assertThat(c.getUpdatedAt()).isEqualTo(first.plusSeconds(5));
     }
@@ -100,10 +106,9 @@ class CountTopologyTest {
         CountDelta b = CountDelta.newBuilder(delta(0, 1, Map.of("wow", 1L), 0, 4)).setItemId("2").build();
         deltas.pipeInput("post:1", new CountDeltaBatch(new ArrayList<>(List.of(a, b))));
 
-        KeyValueStore<String, ItemCounts> store = driver.getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
-        assertThat(store.get("post:1").getUpvotes()).isEqualTo(2);
-        assertThat(store.get("post:2").getDownvotes()).isEqualTo(1);
-        assertThat(store.get("post:2").getReactions()).containsExactly(Map.entry("wow", 1L));
+        assertThat(stored("post:1").getUpvotes()).isEqualTo(2);
+        assertThat(stored("post:2").getDownvotes()).isEqualTo(1);
+        assertThat(stored("post:2").getReactions()).containsExactly(Map.entry("wow", 1L));
         var published = counts.readKeyValuesToList();
         assertThat(published).extracting(kv -> kv.key).containsExactly("post:1", "post:2");
         assertThat(published.get(1).value.getItemId()).isEqualTo("2");
@@ -115,13 +120,13 @@ class CountTopologyTest {
                 Topics.COUNT_DELTAS.keySerde().serializer(), AvroSerde.of(CountDelta.class).serializer());
         single.pipeInput("post:1", delta(1, 0, Map.of(), 0, 3));
 
-        assertThat(driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE).get("post:1").getUpvotes())
+        assertThat(stored("post:1").getUpvotes())
                 .isEqualTo(1);
     }
 
     @Test
     void topologyNamesItsStore() {
-        assertThat(CountTopology.build().describe().toString())
+        assertThat(CountTopology.build(DEFAULTS.bursts()).describe().toString())
                 .contains(CountTopology.ITEM_COUNTS_STORE, "fold-counts", Topics.ITEM_COUNTS.name());
     }
 }

@@ -12,7 +12,8 @@ import java.time.Duration;
  * @param challengeFor       {@code TALLY_CHALLENGE_DURATION} [10m]: how long a network must pass challenges
  * @param networkDailyLimit  {@code TALLY_NETWORK_DAILY_LIMIT} [2000]: votes per network per UTC day
  * @param networkItemDailyLimit {@code TALLY_NETWORK_ITEM_DAILY_LIMIT} [10]: votes per network per item per UTC day
- * @param burstWindow        {@code TALLY_BURST_WINDOW} [5m]: the per-item window of burst detection
+ * @param burstWindow        {@code TALLY_BURST_WINDOW} [5m]: the per-item window of burst detection ({@link ItemWatch},
+ *                           which the count-projector applies)
  * @param burstFloor         {@code TALLY_BURST_FLOOR} [30]: a window above max(floor, mean + 3σ) is a burst
  */
 public record FraudDetectorConfig(String applicationId, Duration commitInterval, int clusterVoters, Duration clusterWindow,

@@ -1,57 +1,59 @@
 package dev.tally.fraud;
 
-import dev.tally.schemas.ItemKey;
-import dev.tally.schemas.FlagKey;
+import dev.tally.schema.CountDelta;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemBurst;
-import dev.tally.schema.CountDelta;
+import dev.tally.schemas.FlagKey;
+import dev.tally.schemas.ItemKey;
+import java.time.Duration;
 import java.time.Instant;
-import org.apache.kafka.streams.processor.api.ContextualProcessor;
-import org.apache.kafka.streams.processor.api.ProcessorContext;
-import org.apache.kafka.streams.processor.api.Record;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Per item, fed by the vote-processor's count deltas ({@code tally.count-deltas}, batched per partition of
- * the items, so no command is read or repartitioned a second time; each delta's own item is its key here): counts the commands each delta sums, at the
- * delta's latest command time, per {@code burstWindow} and keeps the running
- * mean and variance of past windows (Welford; empty windows in between count as zeros, up to 12). A
- * window whose count exceeds {@code max(burstFloor, mean + 3σ)} raises a burst flag
- * ({@code item:<type>:<id>}) for two windows: the vote-processor then holds votes from voters without
- * history (seed 000). The floor catches a fresh item hit by 40 new voters within seconds, which has no
+ * The burst rule, per item, fed by the vote-processor's count deltas ({@code tally.count-deltas}; each delta is
+ * one item's change from one command batch or flush): counts the commands each delta sums, at the delta's latest
+ * command time, per {@code burstWindow} and keeps the running mean and variance of past windows (Welford; empty
+ * windows in between count as zeros, up to 12). A window whose count exceeds {@code max(burstFloor, mean + 3σ)}
+ * raises a burst flag ({@code item:<type>:<id>}) for two windows: the vote-processor then holds votes from voters
+ * without history (seed 000). The floor catches a fresh item hit by 40 new voters within seconds, which has no
  * history to have a mean.
+ *
+ * <p>Pure: the count-projector, which reads every delta and keeps each item's state anyway, keeps the item's
+ * {@link ItemBurst} beside its counts and calls this in the same read and write (README "How a vote flows"); a
+ * store of its own in the fraud-detector cost a second read, write and changelog record of every item per delta.
  */
-final class ItemWatch extends ContextualProcessor<String, CountDelta, String, FraudFlag> {
+public final class ItemWatch {
     private static final int MAX_EMPTY_WINDOWS = 12;
-    private final FraudDetectorConfig config;
-    private KeyValueStore<String, ItemBurst> store;
+    private final Duration window;
+    private final int floor;
 
-    ItemWatch(FraudDetectorConfig config) {
-        this.config = config;
+    public ItemWatch(Duration window, int floor) {
+        this.window = window;
+        this.floor = floor;
     }
 
-    @Override
-    public void init(ProcessorContext<String, FraudFlag> context) {
-        super.init(context);
-        store = context.getStateStore(FraudTopology.ITEM_STORE);
+    public static ItemWatch of(FraudDetectorConfig config) {
+        return new ItemWatch(config.burstWindow(), config.burstFloor());
     }
 
-    @Override
-    public void process(Record<String, CountDelta> record) {
-        CountDelta d = record.value();
-        if (d == null || d.getCommands() <= 0) { // a released vote or a reconcile correction: no new command
-            return;
+    /** The item's burst window after a delta, and the flag the delta raised (null if none). */
+    public record Step(ItemBurst burst, FraudFlag flag) {}
+
+    /**
+     * Counts one delta of {@code item} into its window.
+     *
+     * @param burst the item's window before (changed in place), or null if it has none yet
+     * @return the window after ({@code burst} itself unless it was null; null if it was null and the delta carries no
+     *     new command: a released vote or a reconcile correction) and the flag the delta raised, if any
+     */
+    public Step observe(ItemBurst burst, ItemKey item, CountDelta d) {
+        if (d.getCommands() <= 0) { // a released vote or a reconcile correction: no new command
+            return new Step(burst, null);
         }
         long now = d.getLastReceivedAt().toEpochMilli();
-        long windowMs = config.burstWindow().toMillis();
+        long windowMs = window.toMillis();
         long windowStart = Math.floorDiv(now, windowMs) * windowMs;
-        ItemKey item = new ItemKey(d.getItemType(), d.getItemId());
-        String itemKey = item.toString();
-        ItemBurst b = store.get(itemKey);
-        if (b == null) {
-            b = new ItemBurst(windowStart, 0, 0L, 0.0, 0.0, 0L);
-        }
+        ItemBurst b = burst != null ? burst : new ItemBurst(windowStart, 0, 0L, 0.0, 0.0, 0L);
         if (windowStart > b.getWindowStart()) {
             close(b, b.getCount());
             long empty = Math.min(MAX_EMPTY_WINDOWS, (windowStart - b.getWindowStart()) / windowMs - 1);
@@ -62,16 +64,15 @@ final class ItemWatch extends ContextualProcessor<String, CountDelta, String, Fr
             b.setCount(0);
         }
         b.setCount(b.getCount() + d.getCommands());
-        double threshold = Math.max(config.burstFloor(), threshold(b));
-        if (b.getCount() > threshold && b.getFlaggedUntil() <= now) {
-            long until = windowStart + 2 * windowMs;
-            b.setFlaggedUntil(until);
-            String key = FlagKey.burst(item).toString();
-            context().forward(new Record<>(key, new FraudFlag(key, FlagKind.BURST, b.getCount() + " votes in "
-                    + config.burstWindow().toSeconds() + " s (threshold " + Math.round(threshold) + ")",
-                    Instant.ofEpochMilli(now), Instant.ofEpochMilli(until)), now));
+        double threshold = Math.max(floor, threshold(b));
+        if (b.getCount() <= threshold || b.getFlaggedUntil() > now) {
+            return new Step(b, null);
         }
-        store.put(itemKey, b);
+        long until = windowStart + 2 * windowMs;
+        b.setFlaggedUntil(until);
+        String key = FlagKey.burst(item).toString();
+        return new Step(b, new FraudFlag(key, FlagKind.BURST, b.getCount() + " votes in " + window.toSeconds()
+                + " s (threshold " + Math.round(threshold) + ")", Instant.ofEpochMilli(now), Instant.ofEpochMilli(until)));
     }
 
     /** mean + 3σ of the closed windows. */

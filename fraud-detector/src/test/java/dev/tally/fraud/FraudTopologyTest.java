@@ -3,8 +3,6 @@ package dev.tally.fraud;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.schema.CommandAction;
-import dev.tally.schema.CountDelta;
-import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schema.FlagKind;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.NetworkActivity;
@@ -13,7 +11,6 @@ import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
@@ -24,14 +21,13 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** Every window rule of the fraud-detector at its edges, with explicit command times. */
+/** Every network rule of the fraud-detector at its edges, with explicit command times (bursts: the count-projector's {@code BurstWatchTest}). */
 class FraudTopologyTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig("t", Duration.ofMillis(100), 10,
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, VoteCommandBatch> networks;
-    private final TestInputTopic<String, CountDeltaBatch> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
     FraudTopologyTest() {
@@ -41,8 +37,6 @@ class FraudTopologyTest {
         driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props, T0);
         networks = driver.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
                 Topics.NETWORK_COMMANDS.valueSerde().serializer());
-        deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
-                Topics.COUNT_DELTAS.valueSerde().serializer());
         flags = driver.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
                 Topics.FRAUD_FLAGS.valueSerde().deserializer());
     }
@@ -54,7 +48,6 @@ class FraudTopologyTest {
 
     private void vote(String voter, String network, String item, Instant at) {
         vote(networks, voter, network, item, at);
-        delta(item, 1, at); // what the vote-processor's count delta of this one command says
     }
 
     private static void vote(TestInputTopic<String, VoteCommandBatch> networks, String voter, String network, String item,
@@ -63,16 +56,6 @@ class FraudTopologyTest {
                 .setNetwork(network).setItemType("post").setItemId(item).setAction(CommandAction.VOTE)
                 .setVoteValue(1).setReceivedAt(at).build();
         networks.pipeInput(network, Topics.batchOf(c), at); // what the vote-processor writes for a command with a network
-    }
-
-    /** A count delta of the vote-processor summing {@code n} commands on {@code item}, the latest at {@code at}. */
-    private void delta(String item, int n, Instant at) {
-        deltas.pipeInput("post:" + item, Topics.batchOf(commands(item, n, at)), at);
-    }
-
-    private static CountDelta commands(String item, int n, Instant at) {
-        return CountDelta.newBuilder().setItemType("post").setItemId(item).setSourcePartition(0).setThroughOffset(0)
-                .setCommands(n).setFirstReceivedAt(at).setLastReceivedAt(at).build();
     }
 
     @Test
@@ -133,70 +116,6 @@ class FraudTopologyTest {
 
         vote("v0", "netC", "new-day", Instant.parse("2026-12-01T00:00:01Z"));
         assertThat(flags.isEmpty()).isTrue();
-    }
-
-    @Test
-    void aFreshItemHitByFortyVotersInSecondsIsABurstAtTheFloor() {
-        for (int i = 0; i < 30; i++) {
-            vote("new" + i, "n" + i, "fresh", T0.plusSeconds(i));
-        }
-        assertThat(flags.isEmpty()).as("30 is the floor").isTrue();
-
-        vote("new30", "n30", "fresh", T0.plusSeconds(31));
-
-        FraudFlag flag = flags.readValue();
-        assertThat(flag.getKey()).isEqualTo("item:post:fresh");
-        assertThat(flag.getKind()).isEqualTo(FlagKind.BURST);
-    }
-
-    @Test
-    void eachDeltaOfABatchCountsForItsOwnItemNotTheRecordsKey() {
-        deltas.pipeInput("post:calm", new CountDeltaBatch(new ArrayList<>(List.of(commands("calm", 1, T0),
-                commands("hot", 31, T0)))), T0);
-
-        FraudFlag flag = flags.readValue();
-        assertThat(flag.getKey()).isEqualTo("item:post:hot");
-        assertThat(flags.isEmpty()).isTrue();
-    }
-
-    @Test
-    void oneDeltaSummingManyCommandsCountsThemAll() {
-        delta("sum", 30, T0);
-        assertThat(flags.isEmpty()).as("30 is the floor").isTrue();
-
-        delta("sum", 1, T0.plusSeconds(1));
-
-        assertThat(flags.readValue().getKey()).isEqualTo("item:post:sum");
-    }
-
-    @Test
-    void aDeltaWithoutCommandsCountsNothing() {
-        for (int i = 0; i < 40; i++) {
-            delta("released", 0, T0.plusSeconds(i)); // released votes and reconcile corrections
-        }
-        assertThat(flags.isEmpty()).isTrue();
-    }
-
-    @Test
-    void aBusyItemIsABurstOnlyAboveItsMeanPlusThreeSigma() {
-        // ten windows of 40 ± 5 votes: mean 40, sample σ ≈ 3.83 → threshold ≈ 51.5
-        int[] history = {35, 45, 40, 36, 44, 40, 35, 45, 40, 40};
-        for (int w = 0; w < history.length; w++) {
-            for (int i = 0; i < history[w]; i++) {
-                vote("h" + w + "-" + i, "n", "busy", T0.plus(Duration.ofMinutes(5L * w)).plusSeconds(i));
-            }
-        }
-        flags.readValuesToList(); // the first windows, with no history yet, are judged by the floor
-        Instant next = T0.plus(Duration.ofMinutes(50));
-        for (int i = 0; i < 51; i++) {
-            vote("b" + i, "n", "busy", next.plusSeconds(i));
-        }
-        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).doesNotContain("item:post:busy");
-
-        vote("b51", "n", "busy", next.plusSeconds(60));
-
-        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).contains("item:post:busy");
-        assertThat(ItemWatch.threshold(new dev.tally.schema.ItemBurst(0L, 0, 2L, 10.0, 0.0, 0L))).isEqualTo(10.0);
     }
 
     @Test

@@ -381,7 +381,6 @@ final class BenchCommand implements Callable<Integer> {
     /** The applications downstream of the vote-processor, each with the topic it reads (group id, topic). */
     private static List<String[]> downstream(Env env) {
         return List.of(new String[] {CountProjectorConfig.from(env).applicationId(), Topics.COUNT_DELTAS.name()},
-                new String[] {FraudDetectorConfig.from(env).applicationId(), Topics.COUNT_DELTAS.name()},
                 new String[] {FraudDetectorConfig.from(env).applicationId(), Topics.NETWORK_COMMANDS.name()});
     }
 

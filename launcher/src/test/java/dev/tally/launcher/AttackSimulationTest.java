@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.fraud.FraudDetectorConfig;
 import dev.tally.fraud.FraudTopology;
+import dev.tally.fraud.ItemWatch;
 import dev.tally.processor.VoteProcessorConfig;
+import dev.tally.projector.CountTopology;
 import dev.tally.processor.VoteTopology;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
@@ -37,8 +39,8 @@ import org.junit.jupiter.api.Test;
  * a botnet inside one /24, a brigade of brand-new voters on one item, and a slow drip from many networks.
  * Commands go through the API's rules on the fraud flags (quota → 429, clustering → 403 unless a
  * challenge is passed; bots never pass), then to the real vote-processor topology; the real
- * fraud-detector topology watches every command with a network that the processor passes on, and its flags
- * flow into both. The test reports precision and recall of what was refused or quarantined, and proves nothing is lost:
+ * fraud-detector topology watches every command with a network that the processor passes on, the real count-projector
+ * topology watches every item's count deltas for bursts, and their flags flow into both. The test reports precision and recall of what was refused or quarantined, and proves nothing is lost:
  * every held vote ends counted or recorded as discarded, and the counts equal the accepted votes.
  */
 class AttackSimulationTest {
@@ -47,6 +49,13 @@ class AttackSimulationTest {
     enum Label { ORGANIC, BOTNET, BRIGADE, DRIP }
 
     record Cast(VoteCommand command, Label label) {}
+
+    private static Properties projectorProps(Properties props) {
+        Properties p = new Properties();
+        p.putAll(props);
+        p.put(StreamsConfig.APPLICATION_ID_CONFIG, "sim-projector");
+        return p;
+    }
 
     @Test
     void attacksAreCaughtOrganicTrafficIsNotAndNothingIsLost() {
@@ -61,7 +70,8 @@ class AttackSimulationTest {
         fprops.put(StreamsConfig.APPLICATION_ID_CONFIG, "sim-fraud");
         FraudDetectorConfig fc = FraudDetectorConfig.from(dev.tally.common.Env.of(Map.of()));
         try (var processor = new TopologyTestDriver(VoteTopology.build(pc, 1), props, T0);
-             var fraud = new TopologyTestDriver(FraudTopology.build(fc), fprops, T0)) {
+             var fraud = new TopologyTestDriver(FraudTopology.build(fc), fprops, T0);
+             var projector = new TopologyTestDriver(CountTopology.build(ItemWatch.of(fc)), projectorProps(props), T0)) {
             var commands = processor.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                     Topics.VOTE_COMMANDS.valueSerde().serializer());
             var processorFlags = processor.createInputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().serializer(),
@@ -81,9 +91,11 @@ class AttackSimulationTest {
                     Topics.NETWORK_COMMANDS.keySerde().deserializer(), Topics.NETWORK_COMMANDS.valueSerde().deserializer());
             var fraudIn = fraud.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
                     Topics.NETWORK_COMMANDS.valueSerde().serializer());
-            var fraudDeltas = fraud.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
-                    Topics.COUNT_DELTAS.valueSerde().serializer());
             var fraudOut = fraud.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
+                    Topics.FRAUD_FLAGS.valueSerde().deserializer());
+            var projectorDeltas = projector.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
+                    Topics.COUNT_DELTAS.valueSerde().serializer());
+            var burstOut = projector.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),
                     Topics.FRAUD_FLAGS.valueSerde().deserializer());
 
             List<Cast> traffic = traffic(new Random(11));
@@ -104,13 +116,15 @@ class AttackSimulationTest {
                 VoteOutcome o = outcomes.readValue().getOutcomes().get(0);
                 // the network watch reads the commands with a network that the processor passes on
                 networks.readKeyValuesToList().forEach(n -> fraudIn.pipeInput(n.key, n.value, c.getReceivedAt()));
-                // the burst watch reads the processor's count deltas, flushed every 100 ms
+                // the burst watch (in the count-projector) reads the processor's count deltas, flushed every 100 ms
                 processor.advanceWallClockTime(Duration.ofMillis(100));
                 for (var d : deltas.readKeyValuesToList()) {
                     counted += d.value.getDeltas().stream().mapToLong(x -> x.getUpvotes() + x.getDownvotes()).sum();
-                    fraudDeltas.pipeInput(d.key, d.value, c.getReceivedAt());
+                    projectorDeltas.pipeInput(d.key, d.value, c.getReceivedAt());
                 }
-                for (FraudFlag f : fraudOut.readValuesToList()) {
+                List<FraudFlag> raised = new ArrayList<>(fraudOut.readValuesToList());
+                raised.addAll(burstOut.readValuesToList());
+                for (FraudFlag f : raised) {
                     flags.put(f.getKey(), f);
                     processorFlags.pipeInput(f.getKey(), f);
                 }

@@ -3,6 +3,7 @@ package dev.tally.schemas;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemBurst;
+import dev.tally.schema.ItemProjection;
 import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.ItemCounts;
@@ -29,5 +30,5 @@ public final class CurrentSchemas {
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
             IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema(),
             FraudFlag.getClassSchema(), NetworkActivity.getClassSchema(), ItemBurst.getClassSchema(),
-            SchemaReader.getClassSchema());
+            SchemaReader.getClassSchema(), ItemProjection.getClassSchema());
 }

@@ -56,15 +56,15 @@ public final class Topics {
     }
 
     public static final Topic<String, VoteCommandBatch> VOTE_COMMANDS =
-            new Topic<>("tally.vote-commands", KEY, BatchSerde.of(VoteCommandBatch.class, VoteCommand.class,
+            new Topic<>("tally.vote-commands", KEY, WrappingSerde.of(VoteCommandBatch.class, VoteCommand.class,
                     Topics::batchOf), false, days(7));
     public static final Topic<String, VoteEvent> VOTE_EVENTS =
             new Topic<>("tally.vote-events", KEY, AvroSerde.of(VoteEvent.class), false, FOREVER);
     public static final Topic<String, VoteOutcomeBatch> VOTE_OUTCOMES =
-            new Topic<>("tally.vote-outcomes", KEY, BatchSerde.of(VoteOutcomeBatch.class, VoteOutcome.class,
+            new Topic<>("tally.vote-outcomes", KEY, WrappingSerde.of(VoteOutcomeBatch.class, VoteOutcome.class,
                     o -> new VoteOutcomeBatch(new java.util.ArrayList<>(java.util.List.of(o)))), false, days(1));
     public static final Topic<String, CountDeltaBatch> COUNT_DELTAS =
-            new Topic<>("tally.count-deltas", KEY, BatchSerde.of(CountDeltaBatch.class, CountDelta.class,
+            new Topic<>("tally.count-deltas", KEY, WrappingSerde.of(CountDeltaBatch.class, CountDelta.class,
                     Topics::batchOf), false, days(7));
     public static final Topic<String, VoteCommandBatch> NETWORK_COMMANDS =
             new Topic<>("tally.network-commands", KEY, AvroSerde.of(VoteCommandBatch.class), false, days(7));

@@ -2,9 +2,12 @@ package dev.tally.projector.reconcile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tally.common.Env;
+import dev.tally.projector.CountProjectorConfig;
 import dev.tally.projector.CountTopology;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.ItemCounts;
+import dev.tally.schema.ItemProjection;
 import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoterItemState;
@@ -150,7 +153,7 @@ class LedgerTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ledger-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        try (var driver = new TopologyTestDriver(CountTopology.build(), props)) {
+        try (var driver = new TopologyTestDriver(CountTopology.build(CountProjectorConfig.from(Env.of(Map.of())).bursts()), props)) {
             var deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                     Topics.COUNT_DELTAS.valueSerde().serializer());
             for (VoteEvent e : events) {
@@ -158,15 +161,16 @@ class LedgerTest {
             }
             deltas.pipeInput("post:1", Topics.batchOf(CountDelta.newBuilder().setItemType("post").setItemId("1").setUpvotes(5)
                     .setReactions(Map.of("wow", 2L)).setSourcePartition(-1).setThroughOffset(-1).build()));
-            var store = driver.<String, ItemCounts>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
+            var states = driver.<String, ItemProjection>getKeyValueStore(CountTopology.ITEM_COUNTS_STORE);
+            java.util.function.Function<String, ItemCounts> store = key -> states.get(key).getCounts();
 
-            Report drifted = reconcile(Map.of("post:1", store.get("post:1")), events);
+            Report drifted = reconcile(Map.of("post:1", store.apply("post:1")), events);
             assertThat(drifted.drift()).isEqualTo(5 + 2); // up and wow; the bogus delta left weighted_up alone
-            Map<String, Long> watermarks = new TreeMap<>(store.get("post:1").getWatermarks());
+            Map<String, Long> watermarks = new TreeMap<>(store.apply("post:1").getWatermarks());
 
             deltas.pipeInput("post:1", Topics.batchOf(drifted.drifting().get(0).correction()));
 
-            ItemCounts repaired = store.get("post:1");
+            ItemCounts repaired = store.apply("post:1");
             assertThat(reconcile(Map.of("post:1", repaired), events).drift()).isZero();
             assertThat(repaired.getWatermarks()).isEqualTo(watermarks);
             assertThat(repaired.getUpvotes()).isEqualTo(2);

@@ -17,7 +17,7 @@ import java.util.List;
 import org.apache.kafka.clients.producer.internals.BuiltInPartitioner;
 import org.junit.jupiter.api.Test;
 
-class BatchSerdeTest {
+class WrappingSerdeTest {
     private static VoteCommand command(String voter) {
         return VoteCommand.newBuilder().setCommandId("c-" + voter).setVoter(voter).setItemType("post").setItemId("1")
                 .setAction(CommandAction.VOTE).setVoteValue(1).setReceivedAt(Instant.EPOCH).build();
