@@ -18,8 +18,8 @@ import java.time.Instant;
  * without history (seed 000). The floor catches a fresh item hit by 40 new voters within seconds, which has no
  * history to have a mean.
  *
- * <p>Pure: the count-projector, which reads every delta and keeps each item's state anyway, keeps the item's
- * {@link ItemBurst} beside its counts and calls this in the same read and write (README "How a vote flows"); a
+ * <p>No store of its own: it changes the {@link ItemBurst} it is given, which the count-projector — reading every
+ * delta and keeping each item's state anyway — keeps beside the item's counts, in the same read and write (README "How a vote flows"); a
  * store of its own in the fraud-detector cost a second read, write and changelog record of every item per delta.
  */
 public final class ItemWatch {
