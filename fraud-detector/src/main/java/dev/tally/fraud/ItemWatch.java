@@ -19,8 +19,9 @@ import java.time.Instant;
  * history to have a mean.
  *
  * <p>No store of its own: it changes the {@link ItemBurst} it is given, which the count-projector — reading every
- * delta and keeping each item's state anyway — keeps beside the item's counts, in the same read and write (README "How a vote flows"); a
- * store of its own in the fraud-detector cost a second read, write and changelog record of every item per delta.
+ * delta and keeping each item's state anyway — keeps beside the item's counts, in the same read and write (README
+ * "How a vote flows"); a store of its own in the fraud-detector cost a second read, write and changelog record of
+ * every item per delta.
  */
 public final class ItemWatch {
     private static final int MAX_EMPTY_WINDOWS = 12;
