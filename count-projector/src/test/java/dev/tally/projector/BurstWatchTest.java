@@ -11,6 +11,7 @@ import dev.tally.schema.ItemBurst;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.AvroSerde;
+import dev.tally.schemas.ItemKey;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.time.Instant;
@@ -151,7 +152,7 @@ class BurstWatchTest {
         assertThat(read.getCounts()).isEqualTo(before);
         assertThat(read.getBurst()).isNull();
         ItemWatch.Step step = new ItemWatch(Duration.ofMinutes(5), 30).observe(read.getBurst(),
-                new dev.tally.schemas.ItemKey("post", "old"), commands("old", 1, T0));
+                new ItemKey("post", "old"), commands("old", 1, T0));
         assertThat(step.burst().getCount()).isEqualTo(1);
         assertThat(step.flag()).isNull();
     }

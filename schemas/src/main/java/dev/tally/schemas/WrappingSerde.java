@@ -12,7 +12,7 @@ import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
 
 /**
- * The serde of a record type that superseded another by wrapping it — a topic whose records became wrappers, a
+ * The serde of a record type that superseded another by wrapping it — a topic whose records became batches, a
  * store whose values gained company: writes the wrapping type {@code B}, and reads both a {@code B} and a
  * record written as a plain {@code S} (any recorded version), which it wraps. Which of the two a record is,
  * its single-object fingerprint says.
