@@ -74,7 +74,7 @@ public final class Chaos implements AutoCloseable {
     }
 
     private void start(Instance instance) throws IOException {
-        ProcessBuilder builder = ChildTally.command("256m", "64m", "vote-processor", "--query-port",
+        ProcessBuilder builder = ChildTally.command(256, "64m", "vote-processor", "--query-port",
                 Integer.toString(instance.queryPort));
         builder.environment().putAll(env);
         builder.environment().put("TALLY_DATA_DIR", instance.dataDir.toString()); // its own log file too

@@ -13,12 +13,14 @@ final class ChildTally {
     private ChildTally() {}
 
     /**
-     * @param heap   {@code -Xmx}, e.g. {@code 384m}
+     * @param heapMb {@code -Xmx} in MB; as the script does, the heap starts at half of it and its young generation is
+     *               fixed at a third
      * @param direct {@code -XX:MaxDirectMemorySize}
      */
-    static ProcessBuilder command(String heap, String direct, String... args) {
+    static ProcessBuilder command(int heapMb, String direct, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xms64m", "-Xmx" + heap, "-XX:+UseSerialGC", "-XX:MaxDirectMemorySize=" + direct,
+                "-Xms" + heapMb / 2 + "m", "-Xmn" + heapMb / 3 + "m", "-Xmx" + heapMb + "m", "-XX:+UseSerialGC",
+                "-XX:MaxDirectMemorySize=" + direct,
                 "-XX:+ExitOnOutOfMemoryError",
                 // the launcher's own logging, as the script runs it: on a test class path log4j2-test.xml would win
                 "-Dlog4j2.configurationFile=classpath:log4j2.xml",

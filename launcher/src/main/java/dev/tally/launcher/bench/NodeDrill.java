@@ -288,7 +288,7 @@ public final class NodeDrill implements AutoCloseable {
     }
 
     private void start() throws IOException {
-        ProcessBuilder builder = ChildTally.command("384m", "128m", "up"); // ./tally up's defaults
+        ProcessBuilder builder = ChildTally.command(384, "128m", "up"); // ./tally up's defaults
         builder.environment().putAll(env);
         builder.redirectErrorStream(true).redirectOutput(log(starts++).toFile());
         startedNanos = System.nanoTime();
