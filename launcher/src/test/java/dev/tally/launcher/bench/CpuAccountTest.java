@@ -43,10 +43,30 @@ class CpuAccountTest {
             sink = x; // keeps the loop from being optimised away
         }, "tally-count-projector-StreamThread-1");
         busy.start();
-        Thread.sleep(150); // measured while it runs: an ended thread's time counts as jvm
+        Thread.sleep(150); // measured while it runs
         Map<String, Double> perVote = account.microsPerVote(1);
         busy.join();
         assertThat(perVote.get("count-projector")).isGreaterThan(10_000.0);
         assertThat(perVote.get("total")).isGreaterThanOrEqualTo(perVote.get("count-projector"));
+    }
+
+    @Test
+    void aThreadThatEndsBeforeTheLastSnapshotStillCountsInItsStage() throws Exception {
+        CpuAccount account = new CpuAccount().start();
+        Thread busy = new Thread(() -> {
+            long x = 0;
+            long until = System.nanoTime() + 800_000_000L;
+            while (System.nanoTime() < until) {
+                x += System.nanoTime() % 7;
+            }
+            sink = x;
+        }, "bench-producer-0"); // like the load's senders, which end once the last vote is sent
+        busy.start();
+        busy.join();
+        Thread.sleep(300);
+        Map<String, Double> perVote = account.microsPerVote(1);
+        // read every 250 ms while it ran: at most that much of its 800 ms is missing
+        assertThat(perVote.get("load-generator")).isGreaterThan(400_000.0);
+        assertThat(perVote.get("jvm")).isLessThan(perVote.get("load-generator"));
     }
 }
