@@ -87,10 +87,9 @@ public final class CpuAccount {
             byStage.merge(t.getValue().stage(), nanos, Long::sum);
         }
         // the JVM's own threads are no Java threads: on Linux their CPU time is read from /proc
-        Map<String, Long> nativeEnd = nativeThreadNanos();
         long jit = 0;
         long gc = 0;
-        for (Map.Entry<String, Long> t : nativeEnd.entrySet()) {
+        for (Map.Entry<String, Long> t : nativeThreadNanos().entrySet()) {
             long nanos = t.getValue() - startNative.getOrDefault(t.getKey(), 0L);
             if (t.getKey().startsWith("C1 CompilerThre") || t.getKey().startsWith("C2 CompilerThre")) {
                 jit += nanos;

@@ -34,15 +34,7 @@ class CpuAccountTest {
     @Test
     void aBusyThreadShowsUpInItsStageAndInTheTotal() throws Exception {
         CpuAccount account = new CpuAccount().start();
-        Thread busy = new Thread(() -> {
-            long x = 0;
-            long until = System.nanoTime() + 200_000_000L;
-            while (System.nanoTime() < until) {
-                x += System.nanoTime() % 7;
-            }
-            sink = x; // keeps the loop from being optimised away
-        }, "tally-count-projector-StreamThread-1");
-        busy.start();
+        Thread busy = busy("tally-count-projector-StreamThread-1", 200);
         Thread.sleep(150); // measured while it runs
         Map<String, Double> perVote = account.microsPerVote(1);
         busy.join();
@@ -53,20 +45,25 @@ class CpuAccountTest {
     @Test
     void aThreadThatEndsBeforeTheLastSnapshotStillCountsInItsStage() throws Exception {
         CpuAccount account = new CpuAccount().start();
-        Thread busy = new Thread(() -> {
-            long x = 0;
-            long until = System.nanoTime() + 800_000_000L;
-            while (System.nanoTime() < until) {
-                x += System.nanoTime() % 7;
-            }
-            sink = x;
-        }, "bench-producer-0"); // like the load's senders, which end once the last vote is sent
-        busy.start();
-        busy.join();
+        busy("bench-producer-0", 800).join(); // like the load's senders, which end once the last vote is sent
         Thread.sleep(300);
         Map<String, Double> perVote = account.microsPerVote(1);
         // read every 250 ms while it ran: at most that much of its 800 ms is missing
         assertThat(perVote.get("load-generator")).isGreaterThan(400_000.0);
         assertThat(perVote.get("jvm")).isLessThan(perVote.get("load-generator"));
+    }
+
+    /** Starts a thread named {@code name} that keeps a core busy for {@code millis}. */
+    private static Thread busy(String name, long millis) {
+        Thread busy = new Thread(() -> {
+            long x = 0;
+            long until = System.nanoTime() + millis * 1_000_000L;
+            while (System.nanoTime() < until) {
+                x += System.nanoTime() % 7;
+            }
+            sink = x; // keeps the loop from being optimised away
+        }, name);
+        busy.start();
+        return busy;
     }
 }
