@@ -14,15 +14,20 @@ import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The count deltas of one task, pre-aggregated per item and flush interval (design note 3). An item's first
- * change in an interval leaves at once, as a delta of its own, and is remembered only in memory; its further
- * changes in the interval add up in one pending delta that the next flush forwards. So an item voted on once
- * per interval — most items, when votes spread over many — costs one delta record and no store work, and a hot
- * item two deltas per interval however many votes it takes.
+ * change in an interval leaves at the end of the step that made it (a command batch, a decision), as a delta of
+ * its own together with every other change the same step made to the item, and is remembered only in memory; its
+ * changes in later steps of the interval add up in one pending delta that the next flush forwards. So an item
+ * voted on once per interval — most items, when votes spread over many — costs one delta record and no store
+ * work, and a hot item two deltas per interval however many votes it takes.
+ *
+ * <p>A delta's through-offset is a promise: the projector moves the item's watermark to it, and a view at or past
+ * a command's offset is taken to hold all of that command's votes. A delta that leaves with a step therefore holds
+ * the whole step's changes to its item, and a pending one only changes from later commands.
  *
  * <p>The changelogged, cached store {@value VoteTopology#PENDING_DELTAS_STORE} is what makes the pending ones
  * exact: after a crash it comes back as of the last committed transaction and the input replays from there
- * (a delta sent at once is in the same transaction as the command that made it). This class keeps a copy of
- * the store's live entries in memory, loaded once when the task starts, so a flush touches only the items
+ * (a delta that left with a step is in the same transaction as the command that made it). This class keeps a
+ * copy of the store's live entries in memory, loaded once when the task starts, so a flush touches only the items
  * changed since the last one; scanning the store instead costs a walk over the tombstones of every item
  * flushed since RocksDB last compacted (measured at 16% of the processor's CPU, growing with the number of
  * items touched). Before the first change left at once, every change went through the store: a put and, at
@@ -30,22 +35,20 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class PendingDeltas {
     private final KeyValueStore<String, CountDelta> store;
-    private final BiConsumer<String, CountDelta> sendNow;
     private final Map<String, CountDelta> live = new LinkedHashMap<>();
+    private final Map<String, CountDelta> leaving = new LinkedHashMap<>(); // this step's, for items first changed in it
     private final Set<String> sentThisInterval = new HashSet<>();
 
-    /** @param sendNow forwards a delta that leaves at once (an item's first change in the interval) */
-    PendingDeltas(KeyValueStore<String, CountDelta> store, BiConsumer<String, CountDelta> sendNow) {
+    PendingDeltas(KeyValueStore<String, CountDelta> store) {
         this.store = store;
-        this.sendNow = sendNow;
         try (KeyValueIterator<String, CountDelta> it = store.all()) {
             it.forEachRemaining(e -> live.put(e.key, e.value));
         }
     }
 
     /**
-     * Sends what one command did to an item's count at once if it is the item's first change in this interval,
-     * else adds it to the item's pending delta, in one store write.
+     * Adds what one command did to an item's count to the delta that leaves with this step if the step is the
+     * item's first to change it in this interval, else to the item's pending delta, in one store write.
      *
      * @param partition  the command's partition, or -1 for a released vote (no command offset of its own)
      * @param newCommand whether it is a command as it arrived (the burst watch counts every one, whatever its
@@ -54,9 +57,18 @@ final class PendingDeltas {
      */
     void add(String itemKey, String itemType, String itemId, Instant receivedAt, int partition, long offset,
              boolean newCommand, CountChange change) {
-        boolean first = !live.containsKey(itemKey) && sentThisInterval.add(itemKey);
-        CountDelta delta = first ? fresh(itemType, itemId, receivedAt, partition, offset)
-                : entry(itemKey, itemType, itemId, receivedAt, partition, offset);
+        CountDelta delta = leaving.get(itemKey);
+        boolean pendingChange = false;
+        if (delta != null) {
+            include(delta, receivedAt, partition, offset);
+        } else if (!live.containsKey(itemKey) && sentThisInterval.add(itemKey)) {
+            delta = fresh(itemType, itemId, receivedAt, partition, offset);
+            leaving.put(itemKey, delta);
+        } else {
+            delta = live.computeIfAbsent(itemKey, k -> fresh(itemType, itemId, receivedAt, partition, offset));
+            include(delta, receivedAt, partition, offset);
+            pendingChange = true;
+        }
         if (newCommand) {
             delta.setCommands(delta.getCommands() + 1);
         }
@@ -71,17 +83,13 @@ final class PendingDeltas {
                 delta.setReactions(reactions);
             }
         }
-        if (first) {
-            sendNow.accept(itemKey, delta);
-        } else {
+        if (pendingChange) {
             store.put(itemKey, delta);
         }
     }
 
-    /** The item's pending delta, created if there is none, its times and position moved to a command's. */
-    private CountDelta entry(String itemKey, String itemType, String itemId, Instant receivedAt, int partition,
-                             long offset) {
-        CountDelta delta = live.computeIfAbsent(itemKey, k -> fresh(itemType, itemId, receivedAt, partition, offset));
+    /** Moves a delta's times and position to take in a command's. */
+    private static void include(CountDelta delta, Instant receivedAt, int partition, long offset) {
         if (receivedAt.isBefore(delta.getFirstReceivedAt())) {
             delta.setFirstReceivedAt(receivedAt);
         }
@@ -92,7 +100,6 @@ final class PendingDeltas {
             delta.setSourcePartition(partition);
             delta.setThroughOffset(Math.max(delta.getThroughOffset(), offset));
         }
-        return delta;
     }
 
     private static CountDelta fresh(String itemType, String itemId, Instant receivedAt, int partition, long offset) {
@@ -101,8 +108,15 @@ final class PendingDeltas {
                 .setLastReceivedAt(receivedAt).build();
     }
 
+    /** Hands the deltas that leave with the step just taken to {@code forward}: call it at the end of every step. */
+    void endStep(BiConsumer<String, CountDelta> forward) {
+        leaving.forEach(forward);
+        leaving.clear();
+    }
+
     /** Hands every pending delta to {@code forward} (in the order the items were first touched) and clears them. */
     void flush(BiConsumer<String, CountDelta> forward) {
+        endStep(forward);
         for (Map.Entry<String, CountDelta> e : live.entrySet()) {
             forward.accept(e.getKey(), e.getValue());
             store.delete(e.getKey());

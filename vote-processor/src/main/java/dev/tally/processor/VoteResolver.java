@@ -28,19 +28,24 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network
  * go to {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's
  * network watch counts what reached Kafka, and so never reads the command stream itself). Count deltas go to
- * {@code tally.count-deltas} as {@link PendingDeltas} says — an item's first change of an interval at once, the
+ * {@code tally.count-deltas} as {@link PendingDeltas} says — an item's first step of an interval with the step, the
  * rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
  * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice)
  * — gathered into one record per {@code tally.count-deltas} partition for each command batch, decision or flush
  * ({@link DeltaBatches}).
+ *
+ * <p>What a step gathers (answers, deltas) is built in {@link #init}, not in the constructor: Kafka Streams keeps
+ * this processor when it revives a task after an aborted transaction and calls {@code init} again, and a half-sent
+ * step of the aborted transaction must not leave with the next one.
  */
 final class VoteResolver extends ContextualProcessor<String, Object, String, Object> {
     private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
     private static final Duration REVIEW_INTERVAL = Duration.ofMinutes(1);
 
     private final VoteProcessorConfig config;
-    private final Map<Integer, List<VoteOutcome>> answers = new LinkedHashMap<>();
-    private final DeltaBatches deltas;
+    private final int deltaPartitions;
+    private Map<Integer, List<VoteOutcome>> answers;
+    private DeltaBatches deltas;
     private PendingDeltas pending;
     private IdempotencyKeys idempotency;
     private VoteDecider decider;
@@ -50,13 +55,15 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     /** @param deltaPartitions the partitions of {@code tally.count-deltas} */
     VoteResolver(VoteProcessorConfig config, int deltaPartitions) {
         this.config = config;
-        this.deltas = new DeltaBatches(deltaPartitions);
+        this.deltaPartitions = deltaPartitions;
     }
 
     @Override
     public void init(ProcessorContext<String, Object> context) {
         super.init(context);
-        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE), deltas::add);
+        answers = new LinkedHashMap<>();
+        deltas = new DeltaBatches(deltaPartitions);
+        pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE));
         idempotency = new IdempotencyKeys(context.getStateStore(VoteTopology.IDEMPOTENCY_STORE), config.idempotencyTtl());
         voterItems = new VoterItems(context.getStateStore(VoteTopology.VOTER_ITEM_STORE),
                 context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE), context.getStateStore(VoteTopology.HELD_STATE_STORE));
@@ -172,6 +179,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
 
     /** The deltas of the step just taken, one record per {@code tally.count-deltas} partition. */
     private void sendDeltas(long timestamp) {
+        pending.endStep(deltas::add);
         deltas.send((key, batch) -> context().forward(new Record<>(key, (Object) batch, timestamp), VoteTopology.DELTAS_SINK));
     }
 }

@@ -141,6 +141,36 @@ class VoteTopologyTest {
         }
     }
 
+    /**
+     * The projector moves an item's watermark to a delta's through-offset, and the API and the bench take a view at
+     * or past a command's offset to hold that command's votes. So the delta that leaves with a batch holds every
+     * change the batch made to its item; before, the first left at once and the others waited for the flush while
+     * the view already claimed the batch's offset (a crash drill once saw a view at 1 up-vote whose log had 2).
+     */
+    @Test
+    void theDeltaThatLeavesWithABatchHoldsEveryChangeTheBatchMadeToItsItem() {
+        fixture.sendBatch(List.of(vote("v1", "hot", 1, VoteMode.SET), vote("v2", "hot", 1, VoteMode.SET),
+                vote("v3", "hot", -1, VoteMode.SET)));
+
+        List<CountDelta> sent = fixture.deltas();
+        assertThat(sent).hasSize(1);
+        assertThat(sent.get(0).getThroughOffset()).isZero();
+        assertThat(sent.get(0).getUpvotes()).isEqualTo(2);
+        assertThat(sent.get(0).getDownvotes()).isEqualTo(1);
+        assertThat(sent.get(0).getCommands()).isEqualTo(3);
+        driver.advanceWallClockTime(FLUSH);
+        assertThat(fixture.deltas()).as("nothing of the batch was left for the flush").isEmpty();
+
+        fixture.sendBatch(List.of(vote("v4", "hot", 1, VoteMode.SET), vote("v5", "hot", 1, VoteMode.SET)));
+        assertThat(fixture.deltas()).as("the item's first batch of a new interval leaves whole")
+                .extracting(CountDelta::getUpvotes).containsExactly(2L);
+        fixture.sendBatch(List.of(vote("v6", "hot", 1, VoteMode.SET)));
+        assertThat(fixture.deltas()).as("a later batch of the same interval waits for the flush").isEmpty();
+        driver.advanceWallClockTime(FLUSH);
+        assertThat(fixture.deltas()).extracting(CountDelta::getUpvotes, CountDelta::getThroughOffset)
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, 2L));
+    }
+
     @Test
     void shouldSendABatchsDeltasAsOneRecordPerPartitionOfTheirItems() {
         List<VoteCommand> batch = new ArrayList<>();
