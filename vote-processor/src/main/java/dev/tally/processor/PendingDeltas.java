@@ -37,6 +37,7 @@ final class PendingDeltas {
     private final KeyValueStore<String, CountDelta> store;
     private final Map<String, CountDelta> live = new LinkedHashMap<>();
     private final Map<String, CountDelta> leaving = new LinkedHashMap<>(); // this step's, for items first changed in it
+    private final Set<String> changedThisStep = new HashSet<>(); // pending deltas this step changed: one write each
     private final Set<String> sentThisInterval = new HashSet<>();
 
     PendingDeltas(KeyValueStore<String, CountDelta> store) {
@@ -48,7 +49,8 @@ final class PendingDeltas {
 
     /**
      * Adds what one command did to an item's count to the delta that leaves with this step if the step is the
-     * item's first to change it in this interval, else to the item's pending delta, in one store write.
+     * item's first to change it in this interval, else to the item's pending delta, which the end of the step
+     * writes to the store once however many of the step's commands changed it.
      *
      * @param partition  the command's partition, or -1 for a released vote (no command offset of its own)
      * @param newCommand whether it is a command as it arrived (the burst watch counts every one, whatever its
@@ -58,7 +60,6 @@ final class PendingDeltas {
     void add(String itemKey, String itemType, String itemId, Instant receivedAt, int partition, long offset,
              boolean newCommand, CountChange change) {
         CountDelta delta = leaving.get(itemKey);
-        boolean pendingChange = false;
         if (delta != null) {
             include(delta, receivedAt, partition, offset);
         } else if (!live.containsKey(itemKey) && sentThisInterval.add(itemKey)) {
@@ -67,7 +68,7 @@ final class PendingDeltas {
         } else {
             delta = live.computeIfAbsent(itemKey, k -> fresh(itemType, itemId, receivedAt, partition, offset));
             include(delta, receivedAt, partition, offset);
-            pendingChange = true;
+            changedThisStep.add(itemKey);
         }
         if (newCommand) {
             delta.setCommands(delta.getCommands() + 1);
@@ -82,9 +83,6 @@ final class PendingDeltas {
                 change.applyTo(reactions);
                 delta.setReactions(reactions);
             }
-        }
-        if (pendingChange) {
-            store.put(itemKey, delta);
         }
     }
 
@@ -108,10 +106,17 @@ final class PendingDeltas {
                 .setLastReceivedAt(receivedAt).build();
     }
 
-    /** Hands the deltas that leave with the step just taken to {@code forward}: call it at the end of every step. */
+    /**
+     * Hands the deltas that leave with the step just taken to {@code forward} and writes the pending ones it
+     * changed to the store: call it at the end of every step, in the step's transaction.
+     */
     void endStep(BiConsumer<String, CountDelta> forward) {
         leaving.forEach(forward);
         leaving.clear();
+        for (String itemKey : changedThisStep) {
+            store.put(itemKey, live.get(itemKey));
+        }
+        changedThisStep.clear();
     }
 
     /** Hands every pending delta to {@code forward} (in the order the items were first touched) and clears them. */

@@ -164,11 +164,16 @@ class VoteTopologyTest {
         fixture.sendBatch(List.of(vote("v4", "hot", 1, VoteMode.SET), vote("v5", "hot", 1, VoteMode.SET)));
         assertThat(fixture.deltas()).as("the item's first batch of a new interval leaves whole")
                 .extracting(CountDelta::getUpvotes).containsExactly(2L);
-        fixture.sendBatch(List.of(vote("v6", "hot", 1, VoteMode.SET)));
+        fixture.sendBatch(List.of(vote("v6", "hot", 1, VoteMode.SET), vote("v7", "hot", 1, VoteMode.SET),
+                vote("v8", "hot", -1, VoteMode.SET)));
         assertThat(fixture.deltas()).as("a later batch of the same interval waits for the flush").isEmpty();
+        KeyValueStore<String, CountDelta> pending = driver.getKeyValueStore(VoteTopology.PENDING_DELTAS_STORE);
+        assertThat(pending.get("post:hot")).as("the batch's pending changes, stored with the batch")
+                .extracting(CountDelta::getUpvotes, CountDelta::getDownvotes, CountDelta::getCommands)
+                .containsExactly(2L, 1L, 3);
         driver.advanceWallClockTime(FLUSH);
         assertThat(fixture.deltas()).extracting(CountDelta::getUpvotes, CountDelta::getThroughOffset)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, 2L));
+                .containsExactly(org.assertj.core.groups.Tuple.tuple(2L, 2L));
     }
 
     @Test
