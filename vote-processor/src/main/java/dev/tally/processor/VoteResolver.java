@@ -28,15 +28,16 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * waiting API instance as one {@code tally.vote-outcomes} record; the batch's commands that carried a network
  * go to {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's
  * network watch counts what reached Kafka, and so never reads the command stream itself). Count deltas go to
- * {@code tally.count-deltas} as {@link PendingDeltas} says — an item's first step of an interval with the step, the
- * rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
+ * {@code tally.count-deltas} as {@link PendingDeltas} says — what the first step of an interval to touch an item
+ * changed leaves with that step, the rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
  * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice)
  * — gathered into one record per {@code tally.count-deltas} partition for each command batch, decision or flush
  * ({@link DeltaBatches}).
  *
- * <p>What a step gathers (answers, deltas) is built in {@link #init}, not in the constructor: Kafka Streams keeps
- * this processor when it revives a task after an aborted transaction and calls {@code init} again, and a half-sent
- * step of the aborted transaction must not leave with the next one.
+ * <p>What a step gathers (answers, deltas) and the once-per-task migration flag are set in {@link #init}, not in
+ * the constructor: Kafka Streams keeps this processor when it revives a task after an aborted transaction and calls
+ * {@code init} again, and a half-sent step of the aborted transaction must not leave with the next one (nor a
+ * migration it rolled back count as done).
  */
 final class VoteResolver extends ContextualProcessor<String, Object, String, Object> {
     private static final Duration PURGE_INTERVAL = Duration.ofMinutes(10);
@@ -63,6 +64,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         super.init(context);
         answers = new LinkedHashMap<>();
         deltas = new DeltaBatches(deltaPartitions);
+        migrated = false;
         pending = new PendingDeltas(context.getStateStore(VoteTopology.PENDING_DELTAS_STORE));
         idempotency = new IdempotencyKeys(context.getStateStore(VoteTopology.IDEMPOTENCY_STORE), config.idempotencyTtl());
         voterItems = new VoterItems(context.getStateStore(VoteTopology.VOTER_ITEM_STORE),
