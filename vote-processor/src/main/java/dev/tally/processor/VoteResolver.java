@@ -29,8 +29,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * go to {@code tally.network-commands}, one record per network, whatever was decided (the fraud-detector's
  * network watch counts what reached Kafka, and so never reads the command stream itself). Count deltas go to
  * {@code tally.count-deltas} as {@link PendingDeltas} says — what the first step of an interval to touch an item
- * changed leaves with that step, the rest when a wall-clock punctuator flushes the pending ones (a changelogged store, so a crash restores them
- * exactly as of the last committed transaction and the input replays from there: no vote lost or counted twice)
+ * changed leaves with that step, the rest when a wall-clock punctuator flushes the pending ones (a changelogged
+ * store, so a crash restores them exactly as of the last committed transaction and the input replays from there:
+ * no vote lost or counted twice)
  * — gathered into one record per {@code tally.count-deltas} partition for each command batch, decision or flush
  * ({@link DeltaBatches}).
  *

@@ -1,6 +1,7 @@
 package dev.tally.processor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.tally.common.StreamsService;
 import dev.tally.schema.CountDelta;
@@ -173,7 +174,7 @@ class VoteTopologyTest {
                 .containsExactly(2L, 1L, 3);
         driver.advanceWallClockTime(FLUSH);
         assertThat(fixture.deltas()).extracting(CountDelta::getUpvotes, CountDelta::getThroughOffset)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(2L, 2L));
+                .containsExactly(tuple(2L, 2L));
     }
 
     @Test
