@@ -135,7 +135,9 @@ final class VoteDecider {
     private Decision resolve(VoteCommand command, Source source, long now, boolean fresh) {
         String itemKey = Topics.itemKey(command.getItemType(), command.getItemId());
         String key = key(command);
-        VoterItems.Entry entry = voterItems.read(key);
+        VoterQuotas.Voter voter = quotas.of(command.getVoter());
+        // a voter with no quota record has never had a change applied or held: their voter-item record is not there
+        VoterItems.Entry entry = voter.isNew() && quotas.coversEveryVoterItem() ? VoterItems.Entry.NONE : voterItems.read(key);
         // a new command on a voter-item with held votes goes behind them, from the state they leave the voter in
         Optional<VoterItemState> heldState = fresh ? entry.held() : Optional.empty();
         VoterItemState stored = heldState.orElse(entry.state());
@@ -153,7 +155,7 @@ final class VoteDecider {
         if (resolution.outcome() == Outcome.UNCHANGED) {
             decision = new Decision.Applied(applied(command, source, resolution.outcome(), stored, afterState), null);
         } else {
-            decision = change(command, source, now, fresh, itemKey, key, entry, heldState, stored, afterState,
+            decision = change(command, source, now, fresh, itemKey, key, voter, entry, heldState, stored, afterState,
                     resolution.outcome());
             if (decision instanceof Decision.Applied) {
                 change = CountChange.of(before, after, stored.getWeight(), weightAfter);
@@ -171,10 +173,9 @@ final class VoteDecider {
 
     /** A change of the voter's state: refused by their limits, held in quarantine, or applied. */
     private Decision change(VoteCommand command, Source source, long now, boolean fresh, String itemKey, String key,
-                            VoterItems.Entry entry, Optional<VoterItemState> heldState, VoterItemState stored,
-                            VoterItemState afterState, Outcome outcome) {
+                            VoterQuotas.Voter limits, VoterItems.Entry entry, Optional<VoterItemState> heldState,
+                            VoterItemState stored, VoterItemState afterState, Outcome outcome) {
         long at = command.getReceivedAt().toEpochMilli();
-        VoterQuotas.Voter limits = quotas.of(command.getVoter());
         Optional<VoterQuotas.Refusal> limited = command.getModeration() ? Optional.empty() : limits.check(at);
         if (limited.isPresent()) {
             VoteOutcome refused = rejected(command, stored, limited.get().reason(), limited.get().detail(), source);
@@ -195,6 +196,8 @@ final class VoteDecider {
         }
         if (fresh && !command.getModeration()) {
             limits.record(at);
+        } else {
+            limits.enrol(); // a moderator's change, or a release (whose hold charged the voter): recorded, not charged
         }
         voterItems.put(key, entry, afterState, source.offset());
         VoteEvent event = VoteEvent.newBuilder()

@@ -52,6 +52,7 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
     private IdempotencyKeys idempotency;
     private VoteDecider decider;
     private VoterItems voterItems;
+    private VoterQuotas quotas;
     private boolean migrated; // the legacy held states moved into the voter-item records, once per task
 
     /** @param deltaPartitions the partitions of {@code tally.count-deltas} */
@@ -72,8 +73,8 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
                 context.getStateStore(VoteTopology.VOTER_ITEM_WEIGHTS_STORE), context.getStateStore(VoteTopology.HELD_STATE_STORE));
         KeyValueStore<String, ItemStatus> catalog = context.getStateStore(VoteTopology.ITEM_CATALOG_STORE);
         KeyValueStore<String, ReactionType> registry = context.getStateStore(VoteTopology.REACTION_TYPES_STORE);
-        decider = new VoteDecider(config, catalog::get, registry::get,
-                voterItems, new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE)),
+        quotas = new VoterQuotas(config.voterLimits(), context.getStateStore(VoteTopology.VOTER_QUOTAS_STORE));
+        decider = new VoteDecider(config, catalog::get, registry::get, voterItems, quotas,
                 new Quarantine(context.getStateStore(VoteTopology.HELD_STORE), context.getStateStore(VoteTopology.HELD_QUEUE_STORE),
                         context.getStateStore(VoteTopology.FRAUD_FLAGS_STORE)),
                 pending, idempotency);
@@ -111,10 +112,14 @@ final class VoteResolver extends ContextualProcessor<String, Object, String, Obj
         sendDeltas(record.timestamp());
     }
 
-    /** In the first transaction this task runs in (not in init, which has no record to log a store change with). */
+    /**
+     * In the first transaction this task runs in (not in init, which has no record to log a store change with): the
+     * legacy held states moved, then whether the voter quotas cover every voter-item ({@link VoterQuotas}).
+     */
     private void migrateOnce() {
         if (!migrated) {
             voterItems.migrateHeldStates();
+            quotas.checkCoverage(voterItems.isEmpty());
             migrated = true;
         }
     }

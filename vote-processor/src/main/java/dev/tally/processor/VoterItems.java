@@ -71,6 +71,13 @@ final class VoterItems {
         return new Entry(new VoterItemState(s.getVote(), s.getReaction(), weight), s.getOffset(), Optional.ofNullable(s.getHeld()));
     }
 
+    /** Whether the task holds no voter-item record. */
+    boolean isEmpty() {
+        try (KeyValueIterator<String, VoterItem> it = store.all()) {
+            return !it.hasNext();
+        }
+    }
+
     /** The public state. */
     VoterItemState state(String key) {
         return read(key).state();

@@ -208,6 +208,8 @@ class ReferenceModelTest {
         if (random.nextInt(10) < 3) {
             b.setIdempotencyKey("k" + random.nextInt(4)); // keys get reused, with the same or another request
         }
+        // a moderator's command: exempt from limits (none here), so the rules decide it as any other
+        b.setModeration(random.nextInt(20) == 0);
         return b.build();
     }
 

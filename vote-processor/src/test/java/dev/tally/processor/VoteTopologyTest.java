@@ -207,6 +207,46 @@ class VoteTopologyTest {
     }
 
     @Test
+    void aVoterWithNoQuotaRecordHoldsNoVoterItemSoTheirFirstVoteIsResolvedWithoutLookingOneUp() {
+        VoteOutcome first = send(vote("v1", "1", 1, VoteMode.SET));
+        VoteOutcome again = send(vote("v1", "1", 1, VoteMode.SET));
+
+        KeyValueStore<String, dev.tally.schema.VoterQuota> quotas = driver.getKeyValueStore(VoteTopology.VOTER_QUOTAS_STORE);
+        assertThat(quotas.get(VoterQuotas.COVERAGE_KEY)).as("a task that began with no voter-items says it covers them").isNotNull();
+        assertThat(quotas.get("v1")).as("the voter, recorded by their first change").isNotNull();
+        assertThat(first.getOutcome()).isEqualTo(Outcome.ACCEPTED);
+        assertThat(again.getOutcome()).as("the second vote finds the first").isEqualTo(Outcome.UNCHANGED);
+    }
+
+    @Test
+    void aModeratorsChangeRecordsTheVoterWithoutChargingThemSoTheirOwnVoteFindsIt() {
+        VoteCommand byModerator = vote("m1", "1", 1, VoteMode.SET);
+        byModerator.setModeration(true); // exempt from the voter's limits: nothing charged
+        send(byModerator);
+        VoteOutcome own = send(vote("m1", "1", 1, VoteMode.SET));
+
+        assertThat(own.getOutcome()).as("the voter's vote finds the moderator's").isEqualTo(Outcome.UNCHANGED);
+        assertThat(fixture.flushedSum().getUpvotes()).isEqualTo(1);
+        dev.tally.schema.VoterQuota recorded = driver.<String, dev.tally.schema.VoterQuota>getKeyValueStore(
+                VoteTopology.VOTER_QUOTAS_STORE).get("m1");
+        assertThat(recorded.getRecent()).as("recorded, not charged").isEmpty();
+        assertThat(recorded.getDayCount()).isZero();
+    }
+
+    @Test
+    void voterItemsKeptBeforeTheQuotasCoveredThemAreAlwaysLookedUp() {
+        // a node's data from before every voter-item had a quota record: a vote, and no record of its voter
+        driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+                .put("old|post:1", new dev.tally.schema.VoterItem(1, null, 1.0, 7L, null));
+
+        VoteOutcome again = send(vote("old", "1", 1, VoteMode.SET));
+
+        assertThat(again.getOutcome()).as("the stored vote is found").isEqualTo(Outcome.UNCHANGED);
+        assertThat(driver.getKeyValueStore(VoteTopology.VOTER_QUOTAS_STORE).get(VoterQuotas.COVERAGE_KEY))
+                .as("nor does the store claim to cover it").isNull();
+    }
+
+    @Test
     void shouldNotAnswerWhenNobodyWaits() {
         VoteCommand c = vote("v1", "1", 1, VoteMode.TOGGLE);
         c.setReplyPartition(-1);
