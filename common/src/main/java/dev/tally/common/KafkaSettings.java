@@ -156,6 +156,12 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         // vote-processor's CPU, because its decisions partition is nearly always empty.
         p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), compression);
+        // a transaction's records leave in batches of up to 64 kB per partition rather than the default 16 kB: Streams'
+        // producer lingers 100 ms, about a commit interval, so a batch holds most of what a transaction writes to its
+        // partition (at 25,000 votes/s on 4 partitions some 40 kB of a changelog, 120 kB of events) and fewer produce
+        // requests carry it. The broker spent some 2 µs less per uniform vote (README "What each change bought"); the
+        // producer's pool keeps one 64 kB block per partition written
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 64 * 1024);
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
         p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());
         p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
