@@ -13,7 +13,9 @@ import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
+import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
+import dev.tally.schema.VoterQuota;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -201,7 +203,7 @@ class VoteTopologyTest {
     void shouldKeepEachVotersStateInTheStoreKeyedByVoterAndItem() {
         send(vote("v1", "1", -1, VoteMode.TOGGLE));
 
-        KeyValueStore<String, dev.tally.schema.VoterItem> store = driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
+        KeyValueStore<String, VoterItem> store = driver.getKeyValueStore(VoteTopology.VOTER_ITEM_STORE);
         assertThat(store.get("v1|post:1").getVote()).isEqualTo(-1);
         assertThat(store.get("v2|post:1")).isNull();
     }
@@ -211,7 +213,7 @@ class VoteTopologyTest {
         VoteOutcome first = send(vote("v1", "1", 1, VoteMode.SET));
         VoteOutcome again = send(vote("v1", "1", 1, VoteMode.SET));
 
-        KeyValueStore<String, dev.tally.schema.VoterQuota> quotas = driver.getKeyValueStore(VoteTopology.VOTER_QUOTAS_STORE);
+        KeyValueStore<String, VoterQuota> quotas = driver.getKeyValueStore(VoteTopology.VOTER_QUOTAS_STORE);
         assertThat(quotas.get(VoterQuotas.COVERAGE_KEY)).as("a task that began with no voter-items says it covers them").isNotNull();
         assertThat(quotas.get("v1")).as("the voter, recorded by their first change").isNotNull();
         assertThat(first.getOutcome()).isEqualTo(Outcome.ACCEPTED);
@@ -227,7 +229,7 @@ class VoteTopologyTest {
 
         assertThat(own.getOutcome()).as("the voter's vote finds the moderator's").isEqualTo(Outcome.UNCHANGED);
         assertThat(fixture.flushedSum().getUpvotes()).isEqualTo(1);
-        dev.tally.schema.VoterQuota recorded = driver.<String, dev.tally.schema.VoterQuota>getKeyValueStore(
+        VoterQuota recorded = driver.<String, VoterQuota>getKeyValueStore(
                 VoteTopology.VOTER_QUOTAS_STORE).get("m1");
         assertThat(recorded.getRecent()).as("recorded, not charged").isEmpty();
         assertThat(recorded.getDayCount()).isZero();
@@ -236,8 +238,8 @@ class VoteTopologyTest {
     @Test
     void voterItemsKeptBeforeTheQuotasCoveredThemAreAlwaysLookedUp() {
         // a node's data from before every voter-item had a quota record: a vote, and no record of its voter
-        driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
-                .put("old|post:1", new dev.tally.schema.VoterItem(1, null, 1.0, 7L, null));
+        driver.<String, VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
+                .put("old|post:1", new VoterItem(1, null, 1.0, 7L, null));
 
         VoteOutcome again = send(vote("old", "1", 1, VoteMode.SET));
 
