@@ -12,6 +12,12 @@ public final class LoadStats {
     private final long votes;
     private final boolean sampling;
     private final long deadlineNanos;
+    /**
+     * A paced sender wakes at most once per tick and sends every vote due by then, each still timed from when it was
+     * due (so the wait to the tick, under a millisecond, is inside its latency). Waking for each vote, the bench's
+     * senders spent some 30 µs of CPU per vote at 10,800 votes/s, beside the node under test.
+     */
+    static final long TICK_NANOS = 1_000_000;
     private final long startNanos = System.nanoTime();
     private final double nanosPerVote;
     private final Latencies answers = new Latencies();
@@ -50,9 +56,12 @@ public final class LoadStats {
             return -1;
         }
         if (paced()) {
-            long wait = dueNanos(firstSeq + n) - System.nanoTime();
-            if (wait > 0) {
-                java.util.concurrent.locks.LockSupport.parkNanos(wait);
+            long due = dueNanos(firstSeq + n);
+            if (due - System.nanoTime() > 0) { // wait for the tick after it: the votes due within one tick leave together
+                long tick = startNanos + Math.floorDiv(due - startNanos + TICK_NANOS - 1, TICK_NANOS) * TICK_NANOS;
+                for (long wait = tick - System.nanoTime(); wait > 0; wait = tick - System.nanoTime()) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(wait); // which may return early
+                }
             }
         }
         return firstSeq + n;
