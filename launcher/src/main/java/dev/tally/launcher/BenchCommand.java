@@ -285,6 +285,7 @@ final class BenchCommand implements Callable<Integer> {
                     http.open(); // the wait outlasted the idle timeout
                 }
             }
+            reads.measureFromNow();
             RecordAccount records = new RecordAccount(kafka).start();
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();

@@ -9,14 +9,13 @@ import java.util.concurrent.locks.LockSupport;
  * The read load beside the votes: {@code GET /v1/votes/post/<item>} (items drawn from the workload's
  * distribution, anonymous) at a fixed rate, an open loop over its own {@link HttpDriver}: each read is sent
  * when it is due and its latency is measured from then, so a stalled server shows up in the percentiles
- * instead of silently slowing the load (no coordinated omission).
+ * instead of silently slowing the load (no coordinated omission). Its figures count from {@link #measureFromNow}, so
+ * the reads of the warm-up, while the JIT compiles the read path, are not in them.
  */
 public final class ReadLoad implements AutoCloseable {
     static final int CONNECTIONS = 64;
 
-    private final Latencies latencies = new Latencies();
-    private final AtomicLong reads = new AtomicLong();
-    private final AtomicLong errors = new AtomicLong();
+    private volatile Figures figures = new Figures();
     private final AtomicLong unanswered = new AtomicLong();
     private final HttpDriver http;
     private final Thread pacer;
@@ -35,12 +34,9 @@ public final class ReadLoad implements AutoCloseable {
                     LockSupport.parkNanos(wait);
                 }
                 unanswered.incrementAndGet();
+                Figures counted = figures;
                 http.send(http.get("/v1/votes/" + Workload.ITEM_TYPE + "/" + workload.item(random)), due, answer -> {
-                    latencies.recordNanos(answer.latencyNanos());
-                    reads.incrementAndGet();
-                    if (answer.status() != 200) {
-                        errors.incrementAndGet();
-                    }
+                    counted.record(answer);
                     unanswered.decrementAndGet();
                 });
             }
@@ -49,16 +45,36 @@ public final class ReadLoad implements AutoCloseable {
         pacer.start();
     }
 
+    /** What the reads sent since {@link #measureFromNow} (or the start) took. */
+    private static final class Figures {
+        final Latencies latencies = new Latencies();
+        final AtomicLong reads = new AtomicLong();
+        final AtomicLong errors = new AtomicLong();
+
+        void record(HttpDriver.Answer answer) {
+            latencies.recordNanos(answer.latencyNanos());
+            reads.incrementAndGet();
+            if (answer.status() != 200) {
+                errors.incrementAndGet();
+            }
+        }
+    }
+
+    /** From now on the figures count only the reads sent from now (the measured run's). */
+    public void measureFromNow() {
+        figures = new Figures();
+    }
+
     public Latencies latencies() {
-        return latencies;
+        return figures.latencies;
     }
 
     public long reads() {
-        return reads.get();
+        return figures.reads.get();
     }
 
     public long errors() {
-        return errors.get();
+        return figures.errors.get();
     }
 
     /** Stops sending, and waits (at most 15 s) for the reads in flight. */
