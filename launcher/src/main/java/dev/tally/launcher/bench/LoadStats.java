@@ -58,13 +58,17 @@ public final class LoadStats {
         if (paced()) {
             long due = dueNanos(firstSeq + n);
             if (due - System.nanoTime() > 0) { // wait for the tick after it: the votes due within one tick leave together
-                long tick = startNanos + Math.floorDiv(due - startNanos + TICK_NANOS - 1, TICK_NANOS) * TICK_NANOS;
-                for (long wait = tick - System.nanoTime(); wait > 0; wait = tick - System.nanoTime()) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(wait); // which may return early
-                }
+                sleepUntil(startNanos + Math.floorDiv(due - startNanos + TICK_NANOS - 1, TICK_NANOS) * TICK_NANOS);
             }
         }
         return firstSeq + n;
+    }
+
+    /** Returns at {@link System#nanoTime()} {@code deadline} or later, never before: {@code parkNanos} may return early. */
+    static void sleepUntil(long deadline) {
+        for (long wait = deadline - System.nanoTime(); wait > 0; wait = deadline - System.nanoTime()) {
+            java.util.concurrent.locks.LockSupport.parkNanos(wait);
+        }
     }
 
     /** The counters and answer latencies of several runs one after another, as one. */

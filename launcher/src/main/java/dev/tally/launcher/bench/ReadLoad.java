@@ -3,7 +3,6 @@ package dev.tally.launcher.bench;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * The read load beside the votes: {@code GET /v1/votes/post/<item>} (items drawn from the workload's
@@ -29,10 +28,7 @@ public final class ReadLoad implements AutoCloseable {
             long start = System.nanoTime();
             for (long n = 0; running && http != null; n++) {
                 long due = start + n * intervalNanos;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    LockSupport.parkNanos(wait);
-                }
+                LoadStats.sleepUntil(due);
                 unanswered.incrementAndGet();
                 Figures counted = figures;
                 http.send(http.get("/v1/votes/" + Workload.ITEM_TYPE + "/" + workload.item(random)), due, answer -> {
