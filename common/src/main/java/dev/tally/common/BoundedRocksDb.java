@@ -15,7 +15,7 @@ import org.rocksdb.WriteBufferManager;
  * Every RocksDB store of every Streams application in this process shares one block cache, and their
  * memtables are charged to it ({@code TALLY_ROCKSDB_MEMORY_MB}, 128 by default) — Kafka Streams' bounded
  * memory recipe. Streams' own default gives each store partition its own 50 MB cache and up to three
- * 16 MB memtables: with the vote-processor's 11 stores on 4 partitions, plus the other two applications,
+ * 16 MB memtables: with the vote-processor's 11 stores on each of 4 partitions, plus the other two applications,
  * that is a ceiling of several GiB that only grows with the data, beside a 384 MB heap. Index and filter
  * blocks live in the cache too (high priority), so a million keys do not add memory outside it. Every level keeps
  * its bloom filter, so a lookup of a key that is not there rarely reads a data block.

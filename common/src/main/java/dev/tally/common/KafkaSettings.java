@@ -20,11 +20,15 @@ import dev.tally.schemas.Topics;
  * How every service reaches Kafka and lays out Tally's topics.
  *
  * @param bootstrap         {@code TALLY_BOOTSTRAP} [127.0.0.1:$TALLY_KAFKA_PORT]
- * @param partitions        {@code TALLY_PARTITIONS} [4 in the dev profile, else 12]: partitions of every Tally topic,
+ * @param partitions        {@code TALLY_PARTITIONS} [2 in the dev profile, else 12]: partitions of every Tally topic,
  *                          fixed at creation (topics that exist keep theirs; every service reads the real count).
- *                          One machine gains nothing from 12: each exactly-once commit writes a marker to every
- *                          partition it touched, so on 2 cores the HTTP path sustained 469–586 votes/s at p99 ≤
- *                          250 ms with 4 against 300 with 12 (README); a cluster keeps 12 to spread its instances
+ *                          One machine gains nothing from more: each application runs one stream thread, which
+ *                          works every task in turn, and each task pays per commit — a transaction marker for
+ *                          every partition it touched, a write of every store's offsets, a produce batch per
+ *                          partition and topic. On 2 cores the HTTP path sustained 469–586 votes/s at p99 ≤
+ *                          250 ms with 4 against 300 with 12, and the Kafka path counted a quarter more uniform
+ *                          votes a second with 2 than with 4 (README "What each change bought"); a cluster keeps
+ *                          12 to spread its instances
  * @param replicationFactor {@code TALLY_REPLICATION_FACTOR} [1]: 3 on a real cluster
  * @param standbyReplicas   {@code TALLY_STANDBY_REPLICAS} [1 when replicated, else 0]: warm copies of every
  *                          Streams store on other instances, for fast failover and stale reads
@@ -66,7 +70,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         String port = env.string("TALLY_KAFKA_PORT", "9092");
         short replication = (short) env.integer("TALLY_REPLICATION_FACTOR", 1, 1, 32);
         return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port),
-                env.integer("TALLY_PARTITIONS", Profile.from(env).isDev() ? 4 : 12, 1, 10_000), replication,
+                env.integer("TALLY_PARTITIONS", Profile.from(env).isDev() ? 2 : 12, 1, 10_000), replication,
                 env.integer("TALLY_STANDBY_REPLICAS", replication > 1 ? 1 : 0, 0, 10),
                 env.string("TALLY_COMPRESSION", "none").strip().toLowerCase(Locale.ROOT),
                 env.integer("TALLY_ROCKSDB_MEMORY_MB", 128, 16, 1 << 20),
@@ -158,9 +162,9 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), compression);
         // a transaction's records leave in batches of up to 64 kB per partition rather than the default 16 kB: Streams'
         // producer lingers 100 ms, about a commit interval, so a batch holds most of what a transaction writes to its
-        // partition (at 25,000 votes/s on 4 partitions some 40 kB of a changelog, 120 kB of events) and fewer produce
-        // requests carry it. The broker spent some 2 µs less per uniform vote (README "What each change bought"); the
-        // producer's pool keeps one 64 kB block per partition written
+        // partition (at 25,000 votes/s on 4 partitions some 40 kB of a changelog, 120 kB of events; twice that on 2)
+        // and fewer produce requests carry it. The broker spent some 2 µs less per uniform vote (README "What each change
+        // bought"); the producer's pool keeps one 64 kB block per partition written
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 64 * 1024);
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
         p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());

@@ -17,8 +17,8 @@ class KafkaSettingsTest {
     private static final Env PROD = Env.of(Map.of("TALLY_PROFILE", "prod"));
 
     @Test
-    void oneMachineGetsFourPartitions() {
-        assertThat(KafkaSettings.from(DEV).partitions()).isEqualTo(4);
+    void oneMachineGetsTwoPartitions() {
+        assertThat(KafkaSettings.from(DEV).partitions()).isEqualTo(2);
         assertThat(KafkaSettings.commitInterval(DEV)).isEqualTo(Duration.ofMillis(100));
     }
 
