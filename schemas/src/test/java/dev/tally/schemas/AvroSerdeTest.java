@@ -4,8 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.schema.CountDelta;
+import dev.tally.schema.ItemCounts;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.BinaryMessageEncoder;
+import org.apache.avro.specific.SpecificData;
 import org.apache.kafka.common.errors.SerializationException;
 import org.junit.jupiter.api.Test;
 
@@ -49,6 +61,68 @@ class AvroSerdeTest {
         assertThatThrownBy(() -> serde.deserialize("t", new byte[] {1, 2, 3, 4}))
                 .isInstanceOf(SerializationException.class)
                 .hasMessageContaining("CountDelta");
+    }
+
+    /** The serde's own coders write exactly what Avro's single-object encoder does, and read what it writes. */
+    @Test
+    void shouldWriteAndReadTheSameBytesAsAvrosMessageCoders() throws Exception {
+        ItemCounts counts = ItemCounts.newBuilder().setItemType("post").setItemId("i42").setUpvotes(12).setDownvotes(3)
+                .setWeightedUp(11.5).setWeightedDown(3).setReactions(Map.of("like", 2L, "laugh", 1L))
+                .setWatermarks(Map.of("0", 1234L, "3", 99L)).setFirstVoteAt(Instant.ofEpochMilli(1_700_000_000_000L))
+                .setUpdatedAt(Instant.ofEpochMilli(1_700_000_123_456L)).build();
+        AvroSerde<ItemCounts> ours = AvroSerde.of(ItemCounts.class);
+        SpecificData model = SpecificData.getForClass(ItemCounts.class);
+        ByteBuffer theirs = new BinaryMessageEncoder<ItemCounts>(model, ItemCounts.getClassSchema()).encode(counts);
+        byte[] theirBytes = new byte[theirs.remaining()];
+        theirs.get(theirBytes);
+
+        assertThat(ours.encode(counts)).isEqualTo(theirBytes);
+        assertThat(ours.decode(theirBytes)).isEqualTo(counts);
+        assertThat(new BinaryMessageDecoder<ItemCounts>(model, ItemCounts.getClassSchema()).decode(ours.encode(counts)))
+                .isEqualTo(counts);
+    }
+
+    @Test
+    void shouldRefuseAFingerprintNoRecordedSchemaHas() {
+        byte[] bytes = serde.encode(delta());
+        bytes[5] ^= 0x5A; // same header, another fingerprint
+
+        assertThatThrownBy(() -> serde.decode(bytes))
+                .isInstanceOf(SerializationException.class)
+                .hasMessageContaining("CountDelta")
+                .hasMessageContaining("fingerprint");
+    }
+
+    @Test
+    void shouldRefuseATruncatedBody() {
+        byte[] whole = serde.encode(delta());
+        byte[] cut = Arrays.copyOf(whole, whole.length - 3);
+
+        assertThatThrownBy(() -> serde.decode(cut)).isInstanceOf(SerializationException.class)
+                .hasMessageContaining("CountDelta (" + cut.length + " bytes)");
+        assertThat(serde.decode(whole)).isEqualTo(delta()); // the thread's decoder is not left broken
+    }
+
+    /** Each thread has its own buffer and coders: records coded at once on several threads come out whole. */
+    @Test
+    void shouldCodeOnManyThreadsAtOnce() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Boolean>> results = IntStream.range(0, 8).mapToObj(t -> pool.submit(() -> {
+                for (int i = 0; i < 20_000; i++) {
+                    CountDelta d = CountDelta.newBuilder(delta()).setItemId(t + "-" + i).setUpvotes(i).build();
+                    if (!serde.decode(serde.encode(d)).equals(d)) {
+                        return false;
+                    }
+                }
+                return true;
+            })).toList();
+            for (Future<Boolean> r : results) {
+                assertThat(r.get()).isTrue();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test
