@@ -48,6 +48,8 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
     private static final int HEADER_BYTES = 10;
     /** Each thread's buffer and coders, reused by every serde: a serde encodes or decodes one record at a time per thread. */
     private static final ThreadLocal<Coders> CODERS = ThreadLocal.withInitial(Coders::new);
+    /** A thread that coded a record larger than this (a ranking artifact) lets its buffer and coders go, not keep them. */
+    private static final int KEPT_BYTES = 1 << 20;
 
     private final Class<T> type;
     private final SpecificData model;
@@ -122,7 +124,11 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
         } catch (IOException e) {
             throw new UncheckedIOException("encoding " + type.getSimpleName(), e);
         }
-        return coders.out.toByteArray();
+        byte[] bytes = coders.out.toByteArray();
+        if (bytes.length > KEPT_BYTES) {
+            CODERS.remove();
+        }
+        return bytes;
     }
 
     public T decode(byte[] bytes) {
@@ -134,7 +140,11 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
             DatumReader<T> reader = readers.computeIfAbsent(written.getAsLong(), this::readerFor);
             Coders coders = CODERS.get();
             coders.decoder = DecoderFactory.get().binaryDecoder(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES, coders.decoder);
-            return reader.read(null, coders.decoder);
+            T value = reader.read(null, coders.decoder);
+            if (bytes.length > KEPT_BYTES) {
+                CODERS.remove(); // the decoder holds the bytes it read until its next record
+            }
+            return value;
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("cannot decode " + type.getSimpleName() + " (" + bytes.length
                     + " bytes): " + e.getMessage(), e);

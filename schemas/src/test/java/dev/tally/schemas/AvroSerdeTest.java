@@ -103,6 +103,22 @@ class AvroSerdeTest {
         assertThat(serde.decode(whole)).isEqualTo(delta()); // the thread's decoder is not left broken
     }
 
+    /** A record larger than a thread keeps a buffer for (a ranking artifact) codes whole, and the next one after it too. */
+    @Test
+    void shouldCodeARecordLargerThanTheKeptBuffer() {
+        Map<String, Long> reactions = new java.util.HashMap<>();
+        for (int i = 0; i < 150_000; i++) {
+            reactions.put("reaction-" + i, (long) i);
+        }
+        CountDelta big = CountDelta.newBuilder(delta()).setReactions(reactions).build();
+
+        byte[] bytes = serde.encode(big);
+
+        assertThat(bytes.length).isGreaterThan(1 << 20);
+        assertThat(serde.decode(bytes)).isEqualTo(big);
+        assertThat(serde.decode(serde.encode(delta()))).isEqualTo(delta());
+    }
+
     /** Each thread has its own buffer and coders: records coded at once on several threads come out whole. */
     @Test
     void shouldCodeOnManyThreadsAtOnce() throws Exception {
