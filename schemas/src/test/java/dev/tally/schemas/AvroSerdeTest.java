@@ -8,6 +8,7 @@ import dev.tally.schema.ItemCounts;
 import java.nio.ByteBuffer;
 import java.time.Instant;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -106,7 +107,7 @@ class AvroSerdeTest {
     /** A record larger than a thread keeps a buffer for (a ranking artifact) codes whole, and the next one after it too. */
     @Test
     void shouldCodeARecordLargerThanTheKeptBuffer() {
-        Map<String, Long> reactions = new java.util.HashMap<>();
+        Map<String, Long> reactions = new HashMap<>();
         for (int i = 0; i < 150_000; i++) {
             reactions.put("reaction-" + i, (long) i);
         }
