@@ -125,9 +125,7 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
             throw new UncheckedIOException("encoding " + type.getSimpleName(), e);
         }
         byte[] bytes = coders.out.toByteArray();
-        if (bytes.length > KEPT_BYTES) {
-            CODERS.remove();
-        }
+        releaseAfter(bytes);
         return bytes;
     }
 
@@ -141,13 +139,21 @@ public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Seri
             Coders coders = CODERS.get();
             coders.decoder = DecoderFactory.get().binaryDecoder(bytes, HEADER_BYTES, bytes.length - HEADER_BYTES, coders.decoder);
             T value = reader.read(null, coders.decoder);
-            if (bytes.length > KEPT_BYTES) {
-                CODERS.remove(); // the decoder holds the bytes it read until its next record
-            }
+            releaseAfter(bytes);
             return value;
         } catch (IOException | RuntimeException e) {
             throw new SerializationException("cannot decode " + type.getSimpleName() + " (" + bytes.length
                     + " bytes): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lets this thread's buffer and coders go after a record over {@link #KEPT_BYTES}: the encoder's buffer has grown to
+     * the record's size, and the decoder holds the bytes it read until its next record.
+     */
+    private static void releaseAfter(byte[] record) {
+        if (record.length > KEPT_BYTES) {
+            CODERS.remove();
         }
     }
 
