@@ -36,7 +36,7 @@ public final class LoadStats {
 
     /**
      * @param firstSeq the first vote's sequence number (votes of an earlier phase keep theirs: every voter distinct)
-     * @param sampling whether votes are sampled for the vote→visible latency (not during a warm-up)
+     * @param sampling whether votes are sampled for the vote→visible latency
      */
     public LoadStats(long firstSeq, long votes, long deadlineNanos, long rate, boolean sampling) {
         this.firstSeq = firstSeq;
@@ -161,7 +161,7 @@ public final class LoadStats {
         return firstError;
     }
 
-    /** Whether a vote sampled for the vote→visible latency: about 1 in 100, none during a warm-up. */
+    /** Whether a vote sampled for the vote→visible latency: about 1 in 100, none when not {@code sampling}. */
     boolean sampled(long seq) {
         return sampling && seq % 100 == 0;
     }

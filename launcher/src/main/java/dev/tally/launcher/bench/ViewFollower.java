@@ -59,7 +59,7 @@ public final class ViewFollower implements AutoCloseable {
     private final int partitions;
     private final Map<String, View> views = new ConcurrentHashMap<>();
     private final Map<String, List<Sample>> pending = new HashMap<>(); // guarded by this
-    private final Latencies visible = new Latencies();
+    private Latencies visible = new Latencies(); // guarded by this
     private final KafkaConsumer<String, byte[]> consumer;
     private final Thread thread;
     private volatile boolean running = true;
@@ -212,7 +212,19 @@ public final class ViewFollower implements AutoCloseable {
         }
     }
 
-    public Latencies visible() {
+    /**
+     * From now on only the votes sampled from now count (the measured run's): the warm-up samples votes too, so that
+     * the JIT compiles these paths before the clock starts, and its samples are forgotten here.
+     */
+    public synchronized void measureFromNow() {
+        visible = new Latencies();
+        pending.clear();
+        if (timeline != null) {
+            timeline.clear();
+        }
+    }
+
+    public synchronized Latencies visible() {
         return visible;
     }
 
