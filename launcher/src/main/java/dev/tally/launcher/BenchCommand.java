@@ -19,6 +19,7 @@ import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.Scratch;
 import dev.tally.launcher.bench.ViewFollower;
+import dev.tally.launcher.bench.ViewSnapshot;
 import dev.tally.launcher.bench.Workload;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjectorConfig;
@@ -280,7 +281,7 @@ final class BenchCommand implements Callable<Integer> {
         List<String> mismatches;
         boolean processed;
         long behind;
-        try (ViewFollower follower = new ViewFollower(kafka, partitions, latencyLog != null); ReadLoad reads = new ReadLoad(base, load, readRate);
+        try (ViewFollower follower = new ViewFollower(kafka, latencyLog != null); ReadLoad reads = new ReadLoad(base, load, readRate);
              HttpDriver http = via.equals("http") ? new HttpDriver(base, connections, "bench-http") : null) {
             String group = VoteProcessorConfig.from(env).applicationId();
             LoadStats warm = LoadStats.total(List.of());
@@ -348,14 +349,25 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: reading the event log…");
             audit = EventLog.read(kafka, partitions);
             long waitUntil = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            while ((behind = follower.behind(audit.required())) > 0 && System.nanoTime() < waitUntil) {
-                Thread.sleep(50);
+            ViewSnapshot views = ViewSnapshot.read(kafka, partitions);
+            while ((behind = views.behind(audit.required())) > 0 && System.nanoTime() < waitUntil) {
+                Thread.sleep(200);
+                views = ViewSnapshot.read(kafka, partitions);
             }
-            visibleEnd = follower.lastRecordNanos();
             if (behind > 0) {
                 err.println("bench: " + behind + " items' views still behind the log after 120 s");
             }
-            mismatches = follower.mismatches(audit.totals());
+            // the run's last view is the last record of tally.item-counts that the follower read in its time
+            if (!follower.awaitPosition(views.ends(), Duration.ofSeconds(30))) {
+                err.println("bench: the view follower did not read tally.item-counts to its end within 30 s");
+            }
+            visibleEnd = follower.lastRecordNanos();
+            long settled = follower.settle(views);
+            if (settled > 0) {
+                err.println("bench: " + settled + " sampled votes were visible before their acknowledgement was counted;"
+                        + " timed to the last view");
+            }
+            mismatches = views.mismatches(audit.totals());
             mismatches.stream().limit(10).forEach(m -> err.println("bench: view ≠ log: " + m));
             if (follower.failure() != null) {
                 err.println("bench: following tally.item-counts failed: " + follower.failure());

@@ -8,10 +8,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
@@ -90,37 +92,51 @@ public final class EventLog {
 
     /** Reads {@code tally.vote-events} read_committed from the beginning to its end into {@code audit}. */
     public static LogAudit read(KafkaSettings kafka, LogAudit audit) {
-        var props = kafka.clientProps("tally-bench-log");
+        var decoder = Topics.VOTE_EVENTS.valueSerde().deserializer();
+        readToEnd(kafka, Topics.VOTE_EVENTS.name(), "tally-bench-log", r -> {
+            if (r.value() == null) {
+                return;
+            }
+            VoteEvent e = decoder.deserialize(r.topic(), r.value());
+            audit.accept(e.getVoter(), Topics.itemKey(e.getItemType(), e.getItemId()), e.getBefore().getVote(),
+                    e.getAfter().getVote(), e.getSourcePartition(), e.getSourceOffset());
+        });
+        return audit;
+    }
+
+    /**
+     * Hands every committed record of {@code topic} to {@code sink}, from the beginning to the end
+     * offsets (read_committed: the last stable offsets) as they are when the read starts, which it returns.
+     */
+    static Map<TopicPartition, Long> readToEnd(KafkaSettings kafka, String topic, String clientId,
+                                               Consumer<ConsumerRecord<byte[], byte[]>> sink) {
+        var props = kafka.clientProps(clientId);
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
-        var decoder = Topics.VOTE_EVENTS.valueSerde().deserializer();
         try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(Topics.VOTE_EVENTS.name()).stream()
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(parts);
             consumer.seekToBeginning(parts);
-            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT); // read_committed: the last stable offset
+            Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT);
             long lastRecordAt = System.nanoTime();
+            long records = 0;
             while (parts.stream().anyMatch(tp -> consumer.position(tp, TIMEOUT) < ends.get(tp))) {
                 if (System.nanoTime() - lastRecordAt > STALL.toNanos()) {
-                    throw new IllegalStateException("reading " + Topics.VOTE_EVENTS.name() + " made no progress for "
-                            + STALL.toSeconds() + " s at " + audit.events() + " events");
+                    throw new IllegalStateException("reading " + topic + " made no progress for " + STALL.toSeconds()
+                            + " s at " + records + " records");
                 }
-                var records = consumer.poll(Duration.ofMillis(200));
-                if (!records.isEmpty()) {
+                var batch = consumer.poll(Duration.ofMillis(200));
+                if (!batch.isEmpty()) {
                     lastRecordAt = System.nanoTime();
                 }
-                for (var r : records) {
-                    if (r.value() == null) {
-                        continue;
-                    }
-                    VoteEvent e = decoder.deserialize(r.topic(), r.value());
-                    audit.accept(e.getVoter(), Topics.itemKey(e.getItemType(), e.getItemId()), e.getBefore().getVote(),
-                            e.getAfter().getVote(), e.getSourcePartition(), e.getSourceOffset());
+                for (var r : batch) {
+                    records++;
+                    sink.accept(r);
                 }
             }
+            return ends;
         }
-        return audit;
     }
 }

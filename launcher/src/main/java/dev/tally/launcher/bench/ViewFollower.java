@@ -1,7 +1,6 @@
 package dev.tally.launcher.bench;
 
 import dev.tally.common.KafkaSettings;
-import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -10,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -27,60 +25,41 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Follows {@code tally.item-counts} (read_committed: what downstream consumers and live streams see) and
- * keeps the latest counts and watermarks of every item. A vote is <em>visible</em> once its item's view
- * has a watermark at or above the vote's command offset in its partition; sampled votes record the time
- * from when they were due (a paced load's intended send time) or sent to that moment.
+ * Follows {@code tally.item-counts} (read_committed: what downstream consumers and live streams see) while a run
+ * goes on, and times its sampled votes: a vote is <em>visible</em> once its item's view has a watermark at or above
+ * the vote's command offset in its partition; a sampled vote's latency counts from when it was due (a paced load's
+ * intended send time) or sent to that moment. Only the records of items with a sampled vote waiting are decoded; the
+ * views as a whole are read once at the end ({@link ViewSnapshot}). Decoding every record and keeping every item's
+ * view here cost the bench some 1.5 µs of CPU per vote, beside the node it measures (README "What each change
+ * bought").
  */
 public final class ViewFollower implements AutoCloseable {
-    /** The latest view of one item. */
-    /**
-     * One item's latest counts, updated in place under the follower's lock: a new object per record would live
-     * until the item's next record — seconds with 100,000 items — so the bench itself would feed the old
-     * generation of the heap it shares with the node it measures, and its full collections.
-     */
-    static final class View {
-        long up;
-        long down;
-        final long[] watermarks;
-
-        View(int partitions) {
-            watermarks = new long[partitions];
-            Arrays.fill(watermarks, -1);
-        }
-
-        boolean reflects(int partition, long offset) {
-            return partition < watermarks.length && watermarks[partition] >= offset;
-        }
-    }
-
     private record Sample(int partition, long offset, long fromNanos) {}
 
-    private final int partitions;
-    private final Map<String, View> views = new ConcurrentHashMap<>();
     private final Map<String, List<Sample>> pending = new HashMap<>(); // guarded by this
     private Latencies visible = new Latencies(); // guarded by this
     private final KafkaConsumer<String, byte[]> consumer;
+    private final List<TopicPartition> parts;
+    private final Map<TopicPartition, Long> positions = new ConcurrentHashMap<>();
     private final Thread thread;
     private volatile boolean running = true;
     private volatile long lastRecordNanos = System.nanoTime();
     private volatile Throwable failure;
     private final List<long[]> timeline; // {due nanos, vote→visible nanos, partition} per sample; null: not kept
 
-    public ViewFollower(KafkaSettings kafka, int partitions) {
-        this(kafka, partitions, false);
+    public ViewFollower(KafkaSettings kafka) {
+        this(kafka, false);
     }
 
     /** Follows the views; with {@code keepTimeline}, every sample is kept for {@link #writeTimeline}. */
-    public ViewFollower(KafkaSettings kafka, int partitions, boolean keepTimeline) {
-        this.partitions = partitions;
+    public ViewFollower(KafkaSettings kafka, boolean keepTimeline) {
         this.timeline = keepTimeline ? new ArrayList<>() : null;
         var props = kafka.clientProps("tally-bench-views");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
         consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> parts = consumer.partitionsFor(Topics.ITEM_COUNTS.name()).stream()
+        parts = consumer.partitionsFor(Topics.ITEM_COUNTS.name()).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
         consumer.assign(parts);
         consumer.seekToBeginning(parts);
@@ -95,40 +74,34 @@ public final class ViewFollower implements AutoCloseable {
             while (running) {
                 var records = consumer.poll(Duration.ofMillis(100));
                 long now = System.nanoTime();
-                for (ConsumerRecord<String, byte[]> r : records) {
+                if (!records.isEmpty()) {
                     lastRecordNanos = now;
+                }
+                for (ConsumerRecord<String, byte[]> r : records) {
                     if (r.value() == null) {
-                        views.remove(r.key());
                         continue;
                     }
-                    ItemCounts counts = decoder.deserialize(r.topic(), r.value());
                     synchronized (this) {
-                        View view = views.computeIfAbsent(r.key(), k -> new View(partitions));
-                        view.up = counts.getUpvotes();
-                        view.down = counts.getDownvotes();
-                        counts.getWatermarks().forEach((p, offset) -> {
-                            int partition = Integer.parseInt(p);
-                            if (partition >= 0 && partition < partitions) {
-                                view.watermarks[partition] = offset;
-                            }
-                        });
                         List<Sample> waiting = pending.get(r.key());
-                        if (waiting != null) {
-                            for (Iterator<Sample> it = waiting.iterator(); it.hasNext(); ) {
-                                Sample s = it.next();
-                                if (view.reflects(s.partition, s.offset)) {
-                                    visible.recordNanos(now - s.fromNanos);
-                                    if (timeline != null) {
-                                        timeline.add(new long[] {s.fromNanos, now - s.fromNanos, s.partition});
-                                    }
-                                    it.remove();
-                                }
-                            }
-                            if (waiting.isEmpty()) {
-                                pending.remove(r.key());
+                        if (waiting == null) {
+                            continue;
+                        }
+                        Map<String, Long> watermarks = decoder.deserialize(r.topic(), r.value()).getWatermarks();
+                        for (Iterator<Sample> it = waiting.iterator(); it.hasNext(); ) {
+                            Sample s = it.next();
+                            Long through = watermarks.get(Integer.toString(s.partition));
+                            if (through != null && through >= s.offset) {
+                                record(s, now);
+                                it.remove();
                             }
                         }
+                        if (waiting.isEmpty()) {
+                            pending.remove(r.key());
+                        }
                     }
+                }
+                for (TopicPartition tp : parts) {
+                    positions.put(tp, consumer.position(tp));
                 }
             }
         } catch (WakeupException e) {
@@ -140,52 +113,67 @@ public final class ViewFollower implements AutoCloseable {
         }
     }
 
+    private void record(Sample s, long visibleAt) { // holding this
+        visible.recordNanos(visibleAt - s.fromNanos);
+        if (timeline != null) {
+            timeline.add(new long[] {s.fromNanos, visibleAt - s.fromNanos, s.partition});
+        }
+    }
+
     /**
      * A sampled vote's command is at partition/offset; its latency counts from {@code fromNanos}, when the vote was
      * due (paced) or sent.
      */
     public synchronized void expect(String itemKey, int partition, long offset, long fromNanos) {
-        View view = views.get(itemKey);
-        if (view != null && view.reflects(partition, offset)) {
-            visible.recordNanos(System.nanoTime() - fromNanos);
-        } else {
-            pending.computeIfAbsent(itemKey, k -> new ArrayList<>(2)).add(new Sample(partition, offset, fromNanos));
+        pending.computeIfAbsent(itemKey, k -> new ArrayList<>(2)).add(new Sample(partition, offset, fromNanos));
+    }
+
+    /**
+     * From now on only the votes sampled from now count (the measured run's): the warm-up samples votes too, so that
+     * the JIT compiles these paths before the clock starts, and its samples are forgotten here.
+     */
+    public synchronized void measureFromNow() {
+        visible = new Latencies();
+        pending.clear();
+        if (timeline != null) {
+            timeline.clear();
         }
     }
 
-    /** How many items' views do not yet reflect the command offsets given per item. */
-    public synchronized long behind(Map<String, long[]> required) {
-        long behind = 0;
-        for (var e : required.entrySet()) {
-            View view = views.get(e.getKey());
-            long[] need = e.getValue();
-            for (int p = 0; p < need.length; p++) {
-                if (need[p] >= 0 && (view == null || !view.reflects(p, need[p]))) {
-                    behind++;
-                    break;
+    /** Waits until this follower has read as far as {@code ends} in every partition; whether it did within {@code timeout}. */
+    public boolean awaitPosition(Map<TopicPartition, Long> ends, Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!ends.entrySet().stream().allMatch(e -> positions.getOrDefault(e.getKey(), -1L) >= e.getValue())) {
+            if (System.nanoTime() > deadline || failure != null) {
+                return false;
+            }
+            Thread.sleep(20);
+        }
+        return true;
+    }
+
+    /**
+     * The samples still waiting that {@code views} shows visible: their item's view changed before the vote's
+     * acknowledgement reached {@link #expect} (the follower then never sees them become visible). Each counts as
+     * visible at the last record this follower read, a latency no shorter than its own; returns how many.
+     */
+    public synchronized long settle(ViewSnapshot views) {
+        long settled = 0;
+        for (var it = pending.entrySet().iterator(); it.hasNext(); ) {
+            var e = it.next();
+            for (Iterator<Sample> s = e.getValue().iterator(); s.hasNext(); ) {
+                Sample sample = s.next();
+                if (views.reflects(e.getKey(), sample.partition, sample.offset)) {
+                    record(sample, lastRecordNanos);
+                    s.remove();
+                    settled++;
                 }
             }
+            if (e.getValue().isEmpty()) {
+                it.remove();
+            }
         }
-        return behind;
-    }
-
-    /** Items whose view's up/down differ from the totals given (items absent from both count as zero). */
-    public synchronized List<String> mismatches(Map<String, long[]> totals) {
-        List<String> out = new ArrayList<>();
-        totals.forEach((item, t) -> {
-            View v = views.get(item);
-            long up = v == null ? 0 : v.up;
-            long down = v == null ? 0 : v.down;
-            if (up != t[0] || down != t[1]) {
-                out.add(item + " view up=" + up + " down=" + down + ", log up=" + t[0] + " down=" + t[1]);
-            }
-        });
-        views.forEach((item, v) -> {
-            if (!totals.containsKey(item) && (v.up != 0 || v.down != 0)) {
-                out.add(item + " view up=" + v.up + " down=" + v.down + ", not in the log");
-            }
-        });
-        return out;
+        return settled;
     }
 
     public long lastRecordNanos() {
@@ -209,18 +197,6 @@ public final class ViewFollower implements AutoCloseable {
             for (long[] t : samples) {
                 out.printf(Locale.ROOT, "%.3f %.1f %d%n", (t[0] - jvmStart) / 1e9, t[1] / 1e6, t[2]);
             }
-        }
-    }
-
-    /**
-     * From now on only the votes sampled from now count (the measured run's): the warm-up samples votes too, so that
-     * the JIT compiles these paths before the clock starts, and its samples are forgotten here.
-     */
-    public synchronized void measureFromNow() {
-        visible = new Latencies();
-        pending.clear();
-        if (timeline != null) {
-            timeline.clear();
         }
     }
 
