@@ -433,8 +433,8 @@ final class BenchCommand implements Callable<Integer> {
             long compiled = jit.getTotalCompilationTime();
             long t0 = System.nanoTime();
             // paced and sampled as the run is: with no vote sampled here, C2 compiled the load's senders and the view
-            // follower without their sampling branches, and recompiled them when the measured run began (JFR: 1.4 s of
-            // compilation in its first second, beside the node under test)
+            // follower without their sampling branches, and recompiled them when the measured run began (JFR: 1.7 s of
+            // compile time in its first second, beside the node under test)
             LoadStats warm = new LoadStats(seq, warmup, Long.MAX_VALUE / 2 + t0, rate, true);
             send(kafka, http, load, warm, follower);
             boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
