@@ -18,6 +18,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.Deserializer;
 
 /** The end of a run on the Kafka side: wait until every command is processed, then read the event log. */
 public final class EventLog {
@@ -105,20 +106,35 @@ public final class EventLog {
     }
 
     /**
+     * A read_committed consumer of every partition of {@code topic}, positioned at the beginning, that commits
+     * nothing: how the bench reads what the node wrote.
+     */
+    static <K> KafkaConsumer<K, byte[]> fromBeginning(KafkaSettings kafka, String clientId, String topic, Deserializer<K> keys) {
+        var props = kafka.clientProps(clientId);
+        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
+        var consumer = new KafkaConsumer<>(props, keys, new ByteArrayDeserializer());
+        try {
+            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
+                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
+            consumer.assign(parts);
+            consumer.seekToBeginning(parts);
+            return consumer;
+        } catch (RuntimeException e) {
+            consumer.close();
+            throw e;
+        }
+    }
+
+    /**
      * Hands every committed record of {@code topic} to {@code sink}, from the beginning to the end
      * offsets (read_committed: the last stable offsets) as they are when the read starts, which it returns.
      */
     static Map<TopicPartition, Long> readToEnd(KafkaSettings kafka, String topic, String clientId,
                                                Consumer<ConsumerRecord<byte[], byte[]>> sink) {
-        var props = kafka.clientProps(clientId);
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
-        try (var consumer = new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-            List<TopicPartition> parts = consumer.partitionsFor(topic).stream()
-                    .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-            consumer.assign(parts);
-            consumer.seekToBeginning(parts);
+        try (var consumer = fromBeginning(kafka, clientId, topic, new ByteArrayDeserializer())) {
+            List<TopicPartition> parts = List.copyOf(consumer.assignment());
             Map<TopicPartition, Long> ends = consumer.endOffsets(parts, TIMEOUT);
             long lastRecordAt = System.nanoTime();
             long records = 0;

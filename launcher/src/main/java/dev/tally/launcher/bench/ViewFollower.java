@@ -16,12 +16,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -54,15 +52,8 @@ public final class ViewFollower implements AutoCloseable {
     /** Follows the views; with {@code keepTimeline}, every sample is kept for {@link #writeTimeline}. */
     public ViewFollower(KafkaSettings kafka, boolean keepTimeline) {
         this.timeline = keepTimeline ? new ArrayList<>() : null;
-        var props = kafka.clientProps("tally-bench-views");
-        props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-        props.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 5_000);
-        consumer = new KafkaConsumer<>(props, new StringDeserializer(), new ByteArrayDeserializer());
-        parts = consumer.partitionsFor(Topics.ITEM_COUNTS.name()).stream()
-                .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
-        consumer.assign(parts);
-        consumer.seekToBeginning(parts);
+        consumer = EventLog.fromBeginning(kafka, "tally-bench-views", Topics.ITEM_COUNTS.name(), new StringDeserializer());
+        parts = List.copyOf(consumer.assignment());
         thread = new Thread(this::follow, "bench-view-follower");
         thread.setDaemon(true);
         thread.start();
