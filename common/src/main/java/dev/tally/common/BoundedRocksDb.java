@@ -106,9 +106,9 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         // 0 where they were pinned: a hash, a shard's lock and a reference count per file per lookup; and a filter that
         // data blocks had pushed out was read back whole. Held by the file they are read once, when it opens. Five
         // pairs of `./tally bench --quick --workload uniform`, alternated: the vote-processor's thread 14.7-16.7 against
-        // 16.6-18.4 µs per vote, the count-projector's 12.3-13.6 against 13.4-14.6. The price is memory the cache does
-        // not bound, growing with the keys: 6.5 MB for 4,000,000 voter keys in one RocksDB with these settings (1.6
-        // bytes per key). README "What each change bought".
+        // 16.6-21.3 µs per vote (medians 15.5 and 18.2), the count-projector's 12.3-13.6 against 13.4-16.3 (12.7 and
+        // 14.5). The price is memory the cache does not bound, growing with the keys: 6.5 MB for 4,000,000 voter keys
+        // in one RocksDB with these settings (1.6 bytes per key). README "What each change bought".
         table.setCacheIndexAndFilterBlocks(false);
         options.setWriteBufferManager(writeBuffers);
         options.setWriteBufferSize(WRITE_BUFFER_BYTES);
