@@ -31,7 +31,7 @@ import org.rocksdb.TickerType;
  * by {@link BoundedRocksDb}, holding one file whose whole bloom filter is larger than a shard of RocksDB's default
  * cache layout (64 shards of 2 MB at 128 MB) — as the vote-processor's files were after some 5M votes of the soak,
  * when every lookup of a missing key read a filter back whole and the processor fell to half its rate. With the
- * default layout this test read the 2.7 MB filter 1,001 times in 1,001 lookups (2.76 GB); with 4 shards once; since
+ * default layout this test read the 2.7 MB filter 1,001 times in 1,001 lookups (2.76 GB); with 4 shards at most once; since
  * the filters are held by their files, never, and no lookup asks the cache for one.
  */
 class BoundedRocksDbTest {
