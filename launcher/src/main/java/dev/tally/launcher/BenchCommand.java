@@ -348,12 +348,8 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: log offsets per vote by topic: " + offsetsPerVote);
             err.println("bench: reading the event log…");
             audit = EventLog.read(kafka, partitions);
-            long waitUntil = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-            ViewSnapshot views = ViewSnapshot.read(kafka, partitions);
-            while ((behind = views.behind(audit.required())) > 0 && System.nanoTime() < waitUntil) {
-                Thread.sleep(200);
-                views = ViewSnapshot.read(kafka, partitions);
-            }
+            ViewSnapshot views = ViewSnapshot.readCaughtUp(kafka, partitions, audit.required(), Duration.ofSeconds(120));
+            behind = views.behind(audit.required());
             if (behind > 0) {
                 err.println("bench: " + behind + " items' views still behind the log after 120 s");
             }

@@ -139,12 +139,7 @@ class CrashDrillIT {
         assertThat(tallies.lost()).as("lost").isZero();
         assertThat(tallies.doubleCounted()).as("double-counted").isZero();
         assertThat(tallies.counted()).isEqualTo(VOTES);
-        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
-        ViewSnapshot views = ViewSnapshot.read(kafka, PARTITIONS);
-        while (views.behind(audit.required()) > 0 && System.nanoTime() < deadline) {
-            Thread.sleep(100);
-            views = ViewSnapshot.read(kafka, PARTITIONS);
-        }
+        ViewSnapshot views = ViewSnapshot.readCaughtUp(kafka, PARTITIONS, audit.required(), Duration.ofMinutes(2));
         assertThat(views.mismatches(audit.totals())).as("views equal to the log").isEmpty();
     }
 }

@@ -3,7 +3,7 @@ package dev.tally.launcher.bench;
 import dev.tally.common.KafkaSettings;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schemas.Topics;
-import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -34,10 +34,11 @@ public final class ViewSnapshot {
 
     /** Reads the topic to its end; {@code partitions}: those of {@code tally.vote-commands}, which watermarks name. */
     public static ViewSnapshot read(KafkaSettings kafka, int partitions) {
+        var keys = Topics.ITEM_COUNTS.keySerde().deserializer();
         var decoder = Topics.ITEM_COUNTS.valueSerde().deserializer();
         Map<String, View> views = new HashMap<>();
         Map<TopicPartition, Long> ends = EventLog.readToEnd(kafka, Topics.ITEM_COUNTS.name(), "tally-bench-views", r -> {
-            String item = new String(r.key(), StandardCharsets.UTF_8);
+            String item = keys.deserialize(r.topic(), r.key());
             if (r.value() == null) {
                 views.remove(item);
                 return;
@@ -54,6 +55,21 @@ public final class ViewSnapshot {
             views.put(item, new View(counts.getUpvotes(), counts.getDownvotes(), watermarks));
         });
         return new ViewSnapshot(views, ends);
+    }
+
+    /**
+     * Reads the views again every 200 ms until none is behind the command offsets {@code required} per item, or
+     * {@code timeout} has passed; returns the last read.
+     */
+    public static ViewSnapshot readCaughtUp(KafkaSettings kafka, int partitions, Map<String, long[]> required,
+                                            Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ViewSnapshot views = read(kafka, partitions);
+        while (views.behind(required) > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            views = read(kafka, partitions);
+        }
+        return views;
     }
 
     /** The end offsets the read stopped at, by partition of {@code tally.item-counts}. */
