@@ -45,7 +45,7 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
      * and RocksDB's own threads took 30-37 instead of 38-48 µs of CPU per vote; a lookup paid for the larger memtables
      * (the vote-processor's thread +2 µs, which {@link #MEMTABLE_BLOOM_RATIO} more than wins back), and a restart after
      * SIGKILL restores more (at most 2 MB per store: 34,000-77,000 records in the vote-processor against 16,000-25,000,
-     * restarts unchanged). README "What each change bought".
+     * restarts unchanged). docs/performance.md "What each change bought".
      */
     private static final long WRITE_BUFFER_BYTES = 2L << 20;
     private static final long ARENA_BLOCK_BYTES = 64L << 10;
@@ -79,8 +79,8 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
             writeBuffers = new WriteBufferManager((long) (bytes * MEMTABLE_SHARE), cache);
             // Compactions run at the lowest CPU priority (nice 19 for the threads of RocksDB's low pool, process-wide):
             // on two cores a compaction burst took the cycles of the stream threads, and a paced run's votes waited for
-            // it (README "`./tally bench`", the paced runs). Flushes, which writes wait on, keep their priority; with a
-            // core to spare nothing changes, as nice only orders threads that compete for one.
+            // it (docs/performance.md, "What stalled the paced runs"). Flushes, which writes wait on, keep their
+            // priority; with a core to spare nothing changes, as nice only orders threads that compete for one.
             Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
         }
     }
@@ -108,7 +108,7 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         // pairs of `./tally bench --quick --workload uniform`, alternated: the vote-processor's thread 14.7-16.7 against
         // 16.6-21.3 µs per vote (medians 15.5 and 18.2), the count-projector's 12.3-13.6 against 13.4-16.3 (12.7 and
         // 14.5). The price is memory the cache does not bound, growing with the keys: 6.5 MB for 4,000,000 voter keys
-        // in one RocksDB with these settings (1.6 bytes per key). README "What each change bought".
+        // in one RocksDB with these settings (1.6 bytes per key). docs/performance.md "What each change bought".
         table.setCacheIndexAndFilterBlocks(false);
         options.setWriteBufferManager(writeBuffers);
         options.setWriteBufferSize(WRITE_BUFFER_BYTES);

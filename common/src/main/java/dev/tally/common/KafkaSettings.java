@@ -27,8 +27,8 @@ import dev.tally.schemas.Topics;
  *                          every partition it touched, a write of every store's offsets, a produce batch per
  *                          partition and topic. On 2 cores the HTTP path sustained 469–586 votes/s at p99 ≤
  *                          250 ms with 4 against 300 with 12, and the Kafka path counted a quarter more uniform
- *                          votes a second with 2 than with 4 (README "What each change bought"); a cluster keeps
- *                          12 to spread its instances
+ *                          votes a second with 2 than with 4 (docs/performance.md "What each change bought");
+ *                          a cluster keeps 12 to spread its instances
  * @param replicationFactor {@code TALLY_REPLICATION_FACTOR} [1]: 3 on a real cluster
  * @param standbyReplicas   {@code TALLY_STANDBY_REPLICAS} [1 when replicated, else 0]: warm copies of every
  *                          Streams store on other instances, for fast failover and stale reads
@@ -163,8 +163,8 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         // a transaction's records leave in batches of up to 64 kB per partition rather than the default 16 kB: Streams'
         // producer lingers 100 ms, about a commit interval, so a batch holds most of what a transaction writes to its
         // partition (at 25,000 votes/s on 4 partitions some 40 kB of a changelog, 120 kB of events; twice that on 2)
-        // and fewer produce requests carry it. The broker spent some 2 µs less per uniform vote (README "What each change
-        // bought"); the producer's pool keeps one 64 kB block per partition written
+        // and fewer produce requests carry it. The broker spent some 2 µs less per uniform vote (docs/performance.md
+        // "What each change bought"); the producer's pool keeps one 64 kB block per partition written
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 64 * 1024);
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
         p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());

@@ -33,7 +33,7 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * <p>The store keeps each item's burst window beside its counts ({@code ItemProjection}), and the same read and write
  * apply the fraud rule for bursts ({@link ItemWatch}), whose verdicts go to {@code tally.fraud-flags}: the
  * fraud-detector's own store of it cost a second read, write and changelog record of the item per delta, 9-13 µs
- * of a uniform vote's ~100 (README "What each change bought").
+ * of a uniform vote's ~100 (docs/performance.md "What each change bought").
  */
 public final class CountTopology {
     public static final String ITEM_COUNTS_STORE = "item-counts";

@@ -31,9 +31,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * kept: items a stream follows now or followed within the last {@link #RESUME_WINDOW}. A change of an item
  * nobody watches is neither decoded nor kept — at thousands of changes a second, a history of every item lived
  * for seconds, long enough for the collector to move it into the old generation, and was about half of what
- * reached it there (README, "`./tally bench`"). When the history cannot prove it holds every change a client
- * missed, the client gets a full snapshot instead. A subscriber's queue is bounded: a client too slow to keep
- * up is dropped, never buffered without bound.
+ * reached it there (docs/performance.md, "What stalled the paced runs"). When the history cannot prove it holds
+ * every change a client missed, the client gets a full snapshot instead. A subscriber's queue is bounded: a client
+ * too slow to keep up is dropped, never buffered without bound.
  */
 public final class LiveUpdates implements AutoCloseable {
     static final int HISTORY = 10_000;

@@ -64,7 +64,7 @@ final class BenchCommand implements Callable<Integer> {
      * The measured votes of a {@code --quick} run: some 10 s at 30,000 votes/s. A window of 100,000 (until 2026-12-05)
      * was 3-4 s, and what was not the pipeline's steady rate took a fifth of it: the same code, alternated, counted
      * 22,744-23,503 votes/s at 75.8-80.2 µs per vote over 100,000 and 28,259-30,527 at 59.1-64.6 over 300,000
-     * (README "What each change bought").
+     * (docs/performance.md "What each change bought").
      */
     private static final int QUICK_VOTES = 300_000;
     private static final int QUICK_SECONDS = 60;

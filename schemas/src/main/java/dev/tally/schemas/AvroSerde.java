@@ -36,7 +36,7 @@ import org.apache.kafka.common.serialization.Serializer;
  * own {@code BinaryMessageEncoder} and {@code BinaryMessageDecoder} write the same bytes, but through its unbuffered
  * ("direct") coders over a synchronized stream, one call per byte of every number: on the uniform bench they took
  * 12 % of the node's CPU, a decoding thread two thirds of its time in {@code ByteArrayInputStream.read} and
- * {@code readLong} (README "What each change bought").
+ * {@code readLong} (docs/performance.md "What each change bought").
  */
 public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T>, Fingerprinted {
     static {

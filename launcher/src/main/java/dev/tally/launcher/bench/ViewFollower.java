@@ -28,8 +28,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * the vote's command offset in its partition; a sampled vote's latency counts from when it was due (a paced load's
  * intended send time) or sent to that moment. Only the records of items with a sampled vote waiting are decoded; the
  * views as a whole are read once at the end ({@link ViewSnapshot}). Decoding every record and keeping every item's
- * view here cost the bench some 1.5 µs of CPU per vote, beside the node it measures (README "What each change
- * bought").
+ * view here cost the bench some 1.5 µs of CPU per vote, beside the node it measures (docs/performance.md "What each
+ * change bought").
  */
 public final class ViewFollower implements AutoCloseable {
     private record Sample(int partition, long offset, long fromNanos) {}
