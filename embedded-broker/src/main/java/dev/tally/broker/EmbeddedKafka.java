@@ -4,8 +4,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,7 +75,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     public static EmbeddedKafka start(Path logDir, int port) {
         try {
             Files.createDirectories(logDir);
-            Node node = new Node(1, logDir, port == 0 ? freePort() : port, keptControllerPort(logDir));
+            Node node = new Node(1, logDir, port == 0 ? FreePort.pick() : port, keptControllerPort(logDir));
             EmbeddedKafka kafka = new EmbeddedKafka(List.of(node), clusterId(logDir));
             kafka.startNode(node);
             return kafka;
@@ -364,7 +362,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             if (colon > 0) {
                 try {
                     int kept = Integer.parseInt(voters.substring(colon + 1));
-                    if (available(kept)) {
+                    if (FreePort.available(kept)) {
                         return kept;
                     }
                 } catch (NumberFormatException ignored) {
@@ -372,7 +370,7 @@ public final class EmbeddedKafka implements AutoCloseable {
                 }
             }
         }
-        return freePort();
+        return FreePort.pick();
     }
 
     /** A cluster's nodes with their ports: as kept in {@code cluster.ports} ("id brokerPort controllerPort" lines), or new. */
@@ -404,28 +402,11 @@ public final class EmbeddedKafka implements AutoCloseable {
         return nodes;
     }
 
-    private static boolean available(int port) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.setReuseAddress(true);
-            s.bind(new InetSocketAddress("127.0.0.1", port));
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    private static int freePort(java.util.Set<Integer> used) throws IOException {
+    private static int freePort(java.util.Set<Integer> used) {
         int port;
         do {
-            port = freePort();
+            port = FreePort.pick();
         } while (!used.add(port));
         return port;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
-        }
     }
 }

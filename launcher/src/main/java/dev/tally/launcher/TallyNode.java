@@ -1,5 +1,6 @@
 package dev.tally.launcher;
 
+import dev.tally.broker.FreePort;
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.DeadLetterWatch;
 import dev.tally.common.Env;
@@ -38,9 +39,6 @@ import dev.tally.projector.reconcile.ReconcileConfig;
 import dev.tally.projector.reconcile.ReconcileJob;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -156,7 +154,7 @@ public final class TallyNode implements AutoCloseable {
         deadLetters = new DeadLetterWatch(runtime.kafka(), metrics);
         closeables.add(deadLetters);
         if (services.contains(Service.INGEST_API) && env.integer("TALLY_HTTP_PORT", 8080, 0, 65535) == 0) {
-            env = env.with("TALLY_HTTP_PORT", Integer.toString(freePort())); // known before Streams advertise it
+            env = env.with("TALLY_HTTP_PORT", Integer.toString(FreePort.pick())); // known before Streams advertise it
         }
         HostInfo self = queryAddress(env, services);
         if (services.contains(Service.VOTE_PROCESSOR)) {
@@ -263,14 +261,6 @@ public final class TallyNode implements AutoCloseable {
             }
         }).start();
         closeables.add(0, http::stop);
-    }
-
-    private static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port for the HTTP server", e);
-        }
     }
 
     /** Every local Streams application is RUNNING. */

@@ -1,5 +1,6 @@
 package dev.tally.launcher.bench;
 
+import dev.tally.broker.FreePort;
 import dev.tally.common.KafkaSettings;
 import dev.tally.schemas.Topics;
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class Chaos implements AutoCloseable {
         this.env = env;
         for (int i = 0; i < count; i++) {
             Instance instance = new Instance(dir.resolve("vote-processor-" + i), dir.resolve("vote-processor-" + i + ".log"),
-                    Scratch.freePort());
+                    FreePort.pick());
             Files.createDirectories(instance.dataDir);
             instances.add(instance);
         }

@@ -1,5 +1,6 @@
 package dev.tally.launcher.bench;
 
+import dev.tally.broker.FreePort;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -74,7 +75,7 @@ public final class LocalPostgres implements AutoCloseable {
             var users = dir.getFileSystem().getUserPrincipalLookupService();
             Files.setOwner(dir, users.lookupPrincipalByName(SERVICE_USER));
         }
-        LocalPostgres pg = new LocalPostgres(dir, bin, root, Scratch.freePort());
+        LocalPostgres pg = new LocalPostgres(dir, bin, root, FreePort.pick());
         Runtime.getRuntime().addShutdownHook(pg.onExit);
         try {
             pg.initAndStart();

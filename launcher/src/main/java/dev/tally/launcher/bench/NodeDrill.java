@@ -1,5 +1,6 @@
 package dev.tally.launcher.bench;
 
+import dev.tally.broker.FreePort;
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.processor.VoteProcessorConfig;
@@ -87,12 +88,12 @@ public final class NodeDrill implements AutoCloseable {
      */
     public NodeDrill(Path dir, Map<String, String> env) throws IOException {
         this.dir = dir;
-        this.httpPort = Scratch.freePort();
+        this.httpPort = FreePort.pick();
         this.env = new HashMap<>(env);
         this.env.remove("TALLY_BOOTSTRAP"); // up runs its own broker
         this.env.put("TALLY_DATA_DIR", dir.resolve("node").toString());
         this.env.put("TALLY_HTTP_PORT", Integer.toString(httpPort));
-        this.env.put("TALLY_KAFKA_PORT", Integer.toString(Scratch.freePort()));
+        this.env.put("TALLY_KAFKA_PORT", Integer.toString(FreePort.pick()));
         Files.createDirectories(dir);
     }
 
