@@ -29,8 +29,10 @@ public final class CpuAccount {
                     + "|group-coordinator|share-coordinator|quorum|raft|metadata|ReplicaFetcher|kafka-log|log-"
                     + "|kafka-scheduler|broker-|controller|executor-|ExpirationReaper|transaction-")),
             Map.entry("views-and-ranking", Pattern.compile("tally-view|ranking|live-updates|outcome-listener")),
-            Map.entry("http-server", Pattern.compile("^tally-http|^qtp|JettyScheduler|command-batcher")),
-            Map.entry("load-generator", Pattern.compile("^bench-|tally-bench|HttpClient")));
+            // the door: Jetty's threads, the command batcher and the producer that appends its command batches
+            Map.entry("http-server", Pattern.compile("^tally-http|^qtp|JettyScheduler|command-batcher|\\| tally-ingest-api$")),
+            // the bench's main thread paces and sends the HTTP path's votes (HttpLoad runs on it)
+            Map.entry("load-generator", Pattern.compile("^bench-|tally-bench|HttpClient|^main$")));
 
     /** How often the live threads' CPU times are read, so that a thread that ends during the run still counts. */
     private static final long SAMPLE_MILLIS = 250;

@@ -18,7 +18,9 @@ class CpuAccountTest {
         assertThat(CpuAccount.stageOf("data-plane-kafka-request-handler-3")).isEqualTo("broker");
         assertThat(CpuAccount.stageOf("qtp123456-42")).isEqualTo("http-server");
         assertThat(CpuAccount.stageOf("tally-http-412")).isEqualTo("http-server");
+        assertThat(CpuAccount.stageOf("kafka-producer-network-thread | tally-ingest-api")).isEqualTo("http-server");
         assertThat(CpuAccount.stageOf("bench-producer-0")).isEqualTo("load-generator");
+        assertThat(CpuAccount.stageOf("main")).isEqualTo("load-generator");
         assertThat(CpuAccount.stageOf("something-else")).isEqualTo("other-threads");
     }
 
