@@ -3,6 +3,7 @@ package dev.tally.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.tally.broker.FreePort;
 import dev.tally.common.Env;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -27,10 +28,7 @@ class KafkaOptionTest {
 
     @Test
     void aBrokerThatDoesNotAnswerStopsTheCommandAtOnceSayingWhereItLooked() throws Exception {
-        int closed;
-        try (ServerSocket s = new ServerSocket(0)) {
-            closed = s.getLocalPort();
-        }
+        int closed = FreePort.pick(); // free: nobody listens on it
         KafkaOption option = new KafkaOption();
         option.bootstrap = "127.0.0.1:" + closed;
         assertThatThrownBy(option::kafka).isInstanceOf(Env.ConfigException.class)
