@@ -1,5 +1,6 @@
 package dev.tally.projector;
 
+import dev.tally.common.RocksDbStores;
 import dev.tally.fraud.ItemWatch;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.CountDeltaBatch;
@@ -54,7 +55,7 @@ public final class CountTopology {
         topology.addSource(SOURCE, deltas.keySerde().deserializer(), deltas.valueSerde().deserializer(), deltas.name());
         topology.addProcessor(FOLD, () -> new FoldCounts(bursts), SOURCE);
         // the store the DSL's aggregate made before (timestamped, changelogged, same name): a node's existing state carries on
-        topology.addStateStore(Stores.timestampedKeyValueStoreBuilder(Stores.persistentTimestampedKeyValueStore(ITEM_COUNTS_STORE),
+        topology.addStateStore(Stores.timestampedKeyValueStoreBuilder(RocksDbStores.persistentTimestamped(ITEM_COUNTS_STORE),
                 counts.keySerde(), STATE_SERDE), FOLD);
         topology.addSink(SINK, counts.name(), counts.keySerde().serializer(), counts.valueSerde().serializer(), FOLD);
         topology.addSink(FLAGS_SINK, flags.name(), flags.keySerde().serializer(), flags.valueSerde().serializer(), FOLD);

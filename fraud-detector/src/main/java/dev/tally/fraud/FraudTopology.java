@@ -1,5 +1,6 @@
 package dev.tally.fraud;
 
+import dev.tally.common.RocksDbStores;
 import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
@@ -33,7 +34,7 @@ public final class FraudTopology {
         var flags = Topics.FRAUD_FLAGS;
         StreamsBuilder builder = new StreamsBuilder();
         // cached: a busy network is rewritten on every one of its votes, its changelog only once per commit
-        builder.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(NETWORK_STORE),
+        builder.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(NETWORK_STORE),
                 Serdes.String(), AvroSerde.of(NetworkActivity.class)).withCachingEnabled());
         KStream<String, VoteCommandBatch> source = builder.stream(networks.name(),
                 Consumed.with(networks.keySerde(), networks.valueSerde()).withName("fraud-networks-source"));

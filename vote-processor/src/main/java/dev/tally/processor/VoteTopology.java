@@ -1,5 +1,6 @@
 package dev.tally.processor;
 
+import dev.tally.common.RocksDbStores;
 import dev.tally.schema.CountDelta;
 import dev.tally.schema.IdempotencyRecord;
 import dev.tally.schema.QuarantineRecord;
@@ -65,23 +66,23 @@ public final class VoteTopology {
         topology.addSource(DECISIONS_SOURCE, decisions.keySerde().deserializer(), decisions.valueSerde().deserializer(),
                 decisions.name());
         topology.addProcessor(RESOLVER, () -> new VoteResolver(config, deltaPartitions), SOURCE, DECISIONS_SOURCE);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(HELD_STORE),
                 Serdes.String(), AvroSerde.of(QuarantineRecord.class)), RESOLVER);
         // legacy: what voters saw of their held votes before the voter-item record held it (emptied as a task first runs)
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_STATE_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(HELD_STATE_STORE),
                 Serdes.String(), AvroSerde.of(VoterItemState.class)), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(HELD_QUEUE_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(HELD_QUEUE_STORE),
                 Serdes.String(), Serdes.String()), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_QUOTAS_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(VOTER_QUOTAS_STORE),
                 Serdes.String(), AvroSerde.of(VoterQuota.class)), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(IDEMPOTENCY_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(IDEMPOTENCY_STORE),
                 Serdes.String(), AvroSerde.of(IdempotencyRecord.class)), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(VOTER_ITEM_STORE),
                 Serdes.String(), AvroSerde.of(VoterItem.class)), RESOLVER);
         // legacy: weights below 1.0 of votes stored before the voter-item record carried its weight
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(VOTER_ITEM_WEIGHTS_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(VOTER_ITEM_WEIGHTS_STORE),
                 Serdes.String(), Serdes.Double()), RESOLVER);
-        topology.addStateStore(Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(PENDING_DELTAS_STORE),
+        topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(PENDING_DELTAS_STORE),
                 Serdes.String(), AvroSerde.of(CountDelta.class)).withCachingEnabled(), RESOLVER);
         topology.addSink(EVENTS_SINK, Topics.VOTE_EVENTS.name(), Serdes.String().serializer(),
                 Topics.VOTE_EVENTS.valueSerde().serializer(), RESOLVER);
