@@ -3,6 +3,7 @@ package dev.tally.common;
 import java.util.Map;
 import org.apache.kafka.streams.state.RocksDBConfigSetter;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.BloomFilter;
 import org.rocksdb.Cache;
 import org.rocksdb.Env;
 import org.rocksdb.InfoLogLevel;
@@ -18,7 +19,8 @@ import org.rocksdb.WriteBufferManager;
  * 16 MB memtables: with the vote-processor's 11 stores on each of 4 partitions, plus the other two applications,
  * that is a ceiling of several GiB that only grows with the data, beside a 384 MB heap. Every level keeps its bloom
  * filter, so a lookup of a key that is not there rarely reads a data block. Each table file's index and filter stay
- * with the open file, outside the cache: some 1.6 bytes per key that the cache does not bound ({@link #setConfig}).
+ * with the open file, outside the cache: some 2 bytes per key that the cache does not bound ({@link #setConfig},
+ * {@link #FILTER_BITS_PER_KEY}).
  */
 public final class BoundedRocksDb implements RocksDBConfigSetter {
     /** The {@link org.apache.kafka.streams.StreamsConfig} key that carries {@code TALLY_ROCKSDB_MEMORY_MB}, in bytes. */
@@ -68,15 +70,28 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
      * stay as measured, holding data blocks and the memtables' charges.
      */
     private static final int SHARD_BITS = 2;
+    /**
+     * Bits of each table file's bloom filter per key, where Streams sets RocksDB's 10. A lookup of a key in no file (a
+     * voter's first vote) asks the filter of every sorted run that might hold it, and each "maybe" reads a data block,
+     * most often from the file: at 10 bits 0.9 % of the filters answer so, at 16 bits 0.09 % ({@code BoundedRocksDbTest}).
+     * Three pairs of {@code ./tally bench --quick --workload uniform} with async-profiler, alternated: the quota lookup's
+     * block reads took 3.1-4.1 % of the vote-processor's thread at 10 bits, 0.6-1.1 % at 16 (some 0.4 µs per vote). The
+     * price is 0.75 bytes more per key held by the table readers (4.6 MB for 2.2 million keys in one file,
+     * 2.1 bytes per key in all): some 2 MB more for the bench's 2.5 million keys.
+     * docs/performance.md "What each change bought".
+     */
+    static final double FILTER_BITS_PER_KEY = 16;
     private static Cache cache;
     private static long capacity;
     private static WriteBufferManager writeBuffers;
+    private static BloomFilter filter;
 
     private static synchronized void init(long bytes) {
         if (cache == null) { // one per process, for every store of every application, never closed
             capacity = bytes;
             cache = new LRUCache(bytes, SHARD_BITS, false, 0.0); // no high-priority pool: no index or filter block in it
             writeBuffers = new WriteBufferManager((long) (bytes * MEMTABLE_SHARE), cache);
+            filter = new BloomFilter(FILTER_BITS_PER_KEY); // shared by every store, like the cache: never closed
             // Compactions run at the lowest CPU priority (nice 19 for the threads of RocksDB's low pool, process-wide):
             // on two cores a compaction burst took the cycles of the stream threads, and a paced run's votes waited for
             // it (docs/performance.md, "What stalled the paced runs"). Flushes, which writes wait on, keep their
@@ -110,6 +125,7 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         // 14.5). The price is memory the cache does not bound, growing with the keys: 6.5 MB for 4,000,000 voter keys
         // in one RocksDB with these settings (1.6 bytes per key). docs/performance.md "What each change bought".
         table.setCacheIndexAndFilterBlocks(false);
+        table.setFilterPolicy(filter); // Streams closes the one it set itself
         options.setWriteBufferManager(writeBuffers);
         options.setWriteBufferSize(WRITE_BUFFER_BYTES);
         options.setArenaBlockSize(ARENA_BLOCK_BYTES);
