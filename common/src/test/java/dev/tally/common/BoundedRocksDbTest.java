@@ -44,7 +44,7 @@ class BoundedRocksDbTest {
      * A lookup of a key in no file — a voter's first vote — is answered by each file's bloom filter. The filter is held
      * by the open file, not in the shared cache: no lookup asks the cache for it (before, every lookup of this
      * below-level-0 file looked its filter up there, and a filter larger than a cache shard was read back whole each
-     * time), and the memory it takes is the table reader's, about 1.25 bytes per key for the filter.
+     * time), and the memory it takes is the table reader's, 2 bytes per key for the filter at 16 bits.
      */
     @Test
     void aFileKeepsItsFilterSoALookupNeverAsksTheCacheForIt() throws Exception {
