@@ -172,6 +172,37 @@ class BoundedRocksDbTest {
     }
 
     /**
+     * The shared cache bounds what it holds: a store read whole, its data blocks half again as large as the cache, leaves
+     * the cache at most full, and a block read again is found there. The count-projector reads each item it folds from
+     * such a block, as the HTTP reads do.
+     */
+    @Test
+    void theSharedCacheHoldsTheBlocksReadUpToItsCapacity() throws Exception {
+        RocksDB.loadLibrary();
+        try (Statistics statistics = new Statistics(); Options options = streamsDefaults()) {
+            new BoundedRocksDb().setConfig("item-counts", options, Map.of());
+            options.setStatistics(statistics).setDisableAutoCompactions(true);
+            int keys = (int) (1.5 * BoundedRocksDb.capacityBytes() / 100); // some 100 bytes of block per key
+            try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
+                for (int i = 0; i < keys; i++) {
+                    db.put(key(i), new byte[84]);
+                }
+                db.flush(flush.setWaitForFlush(true));
+                for (int i = 0; i < keys; i += 20) { // every 4 kB block once, the file read whole
+                    assertThat(db.get(key(i))).isNotNull();
+                }
+                assertThat(BoundedRocksDb.usageBytes()).as("bytes the shared cache holds")
+                        .isGreaterThan(BoundedRocksDb.capacityBytes() / 2)
+                        .isLessThanOrEqualTo(BoundedRocksDb.capacityBytes());
+                long hits = statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT);
+                int last = (keys - 1) / 20 * 20;
+                assertThat(db.get(key(last))).isNotNull(); // the block read last: still in the cache
+                assertThat(statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT) - hits).as("blocks found in the cache").isEqualTo(1);
+            }
+        }
+    }
+
+    /**
      * A compaction runs at nice 19 (on two cores a compaction burst took the stream threads' cycles and a paced run's
      * votes waited for it). RocksDB's pool threads lower their priority when they next run a job, so the test makes
      * background compactions happen and then reads the priority of the threads named {@code rocksdb:low}.
