@@ -49,8 +49,7 @@ class BoundedRocksDbTest {
     @Test
     void aFileKeepsItsFilterSoALookupNeverAsksTheCacheForIt() throws Exception {
         RocksDB.loadLibrary();
-        try (Statistics statistics = new Statistics(); Options options = streamsDefaults()) {
-            new BoundedRocksDb().setConfig("voter-quotas", options, Map.of());
+        try (Statistics statistics = new Statistics(); Options options = bounded("voter-quotas")) {
             options.setStatistics(statistics).setDisableAutoCompactions(true);
             try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
                 for (int i = 0; i < KEYS; i++) {
@@ -83,8 +82,7 @@ class BoundedRocksDbTest {
     @Test
     void aFileFilterSendsFewLookupsOfKeysItLacksToTheFile() throws Exception {
         RocksDB.loadLibrary();
-        try (Statistics statistics = new Statistics(); Options options = streamsDefaults()) {
-            new BoundedRocksDb().setConfig("voter-quotas", options, Map.of());
+        try (Statistics statistics = new Statistics(); Options options = bounded("voter-quotas")) {
             options.setStatistics(statistics).setDisableAutoCompactions(true);
             try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
                 for (int i = 0; i < 200_000; i++) {
@@ -122,9 +120,8 @@ class BoundedRocksDbTest {
         List<RocksDB> stores = new ArrayList<>();
         try {
             for (int s = 0; s < 44; s++) {
-                Options o = streamsDefaults();
+                Options o = bounded("store-" + s);
                 options.add(o);
-                new BoundedRocksDb().setConfig("store-" + s, o, Map.of());
                 stores.add(RocksDB.open(o, dir.resolve("store-" + s).toString()));
             }
             for (int round = 0; round < 4; round++) { // 400 records of ~90 bytes per store: 36 kB each, 1.6 MB in all
@@ -152,8 +149,7 @@ class BoundedRocksDbTest {
     @Test
     void aMemtableFilterAnswersLookupsOfKeysItLacks() throws Exception {
         RocksDB.loadLibrary();
-        try (Options options = streamsDefaults()) {
-            new BoundedRocksDb().setConfig("voter-item-state", options, Map.of());
+        try (Options options = bounded("voter-item-state")) {
             try (RocksDB db = RocksDB.open(options, dir.toString())) {
                 for (int i = 0; i < 1_000; i++) {
                     db.put(key(2 * i), new byte[] {1});
@@ -179,23 +175,23 @@ class BoundedRocksDbTest {
     @Test
     void theSharedCacheHoldsTheBlocksReadUpToItsCapacity() throws Exception {
         RocksDB.loadLibrary();
-        try (Statistics statistics = new Statistics(); Options options = streamsDefaults()) {
-            new BoundedRocksDb().setConfig("item-counts", options, Map.of());
+        try (Statistics statistics = new Statistics(); Options options = bounded("item-counts")) {
             options.setStatistics(statistics).setDisableAutoCompactions(true);
             int keys = (int) (1.5 * BoundedRocksDb.capacityBytes() / 100); // some 100 bytes of block per key
+            int stride = 20; // some 40 keys to a 4 kB block: every block is read
             try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
                 for (int i = 0; i < keys; i++) {
                     db.put(key(i), new byte[84]);
                 }
                 db.flush(flush.setWaitForFlush(true));
-                for (int i = 0; i < keys; i += 20) { // every 4 kB block once, the file read whole
+                for (int i = 0; i < keys; i += stride) { // the file read whole
                     assertThat(db.get(key(i))).isNotNull();
                 }
                 assertThat(BoundedRocksDb.usageBytes()).as("bytes the shared cache holds")
                         .isGreaterThan(BoundedRocksDb.capacityBytes() / 2)
                         .isLessThanOrEqualTo(BoundedRocksDb.capacityBytes());
                 long hits = statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT);
-                int last = (keys - 1) / 20 * 20;
+                int last = (keys - 1) / stride * stride;
                 assertThat(db.get(key(last))).isNotNull(); // the block read last: still in the cache
                 assertThat(statistics.getTickerCount(TickerType.BLOCK_CACHE_DATA_HIT) - hits).as("blocks found in the cache").isEqualTo(1);
             }
@@ -212,8 +208,7 @@ class BoundedRocksDbTest {
         Path tasks = Path.of("/proc/self/task");
         assumeTrue(Files.isDirectory(tasks), "thread priorities are read from Linux's /proc");
         RocksDB.loadLibrary();
-        try (Options options = streamsDefaults()) {
-            new BoundedRocksDb().setConfig("voter-quotas", options, Map.of());
+        try (Options options = bounded("voter-quotas")) {
             options.setIncreaseParallelism(2).setLevel0FileNumCompactionTrigger(2);
             try (RocksDB db = RocksDB.open(options, dir.toString()); FlushOptions flush = new FlushOptions()) {
                 for (int file = 0; file < 6; file++) { // six level-0 files: compactions in the low pool
@@ -251,13 +246,15 @@ class BoundedRocksDbTest {
         return nice;
     }
 
-    /** What Kafka Streams' {@code RocksDBStore} sets before it calls the config setter. */
-    private static Options streamsDefaults() {
+    /** A store's options as Kafka Streams' {@code RocksDBStore} sets them before it calls the config setter, then set by it. */
+    private static Options bounded(String storeName) {
         BlockBasedTableConfig table = new BlockBasedTableConfig();
         table.setBlockSize(4096L);
         table.setFilterPolicy(new BloomFilter());
-        return new Options().setCreateIfMissing(true).setCompactionStyle(CompactionStyle.UNIVERSAL)
+        Options options = new Options().setCreateIfMissing(true).setCompactionStyle(CompactionStyle.UNIVERSAL)
                 .setWriteBufferSize(16 << 20).setTableFormatConfig(table);
+        new BoundedRocksDb().setConfig(storeName, options, Map.of());
+        return options;
     }
 
     private static byte[] key(int voter) {
