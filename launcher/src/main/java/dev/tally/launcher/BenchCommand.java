@@ -17,6 +17,7 @@ import dev.tally.launcher.bench.PostgresBaseline;
 import dev.tally.launcher.bench.ProcessMemory;
 import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
+import dev.tally.launcher.bench.RequestAccount;
 import dev.tally.launcher.bench.Scratch;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.ViewSnapshot;
@@ -295,6 +296,7 @@ final class BenchCommand implements Callable<Integer> {
             reads.measureFromNow();
             follower.measureFromNow();
             RecordAccount records = new RecordAccount(kafka).start();
+            RequestAccount requests = new RequestAccount().start();
             CpuAccount cpu = new CpuAccount().start();
             long start = System.nanoTime();
             long sendDeadline = seconds == null ? Long.MAX_VALUE / 2 + start : start + Duration.ofSeconds(seconds).toNanos();
@@ -346,6 +348,8 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: CPU µs per vote by stage: " + cpuPerVote);
             Map<String, Double> offsetsPerVote = records.perVote(stats.acknowledged());
             err.println("bench: log offsets per vote by topic: " + offsetsPerVote);
+            Map<String, Double> requestsPerThousand = requests.perThousandVotes(stats.acknowledged());
+            err.println("bench: broker requests per 1,000 votes by type: " + requestsPerThousand);
             err.println("bench: reading the event log…");
             audit = EventLog.read(kafka, partitions);
             ViewSnapshot views = ViewSnapshot.readCaughtUp(kafka, partitions, audit.required(), Duration.ofSeconds(120));
@@ -390,7 +394,8 @@ final class BenchCommand implements Callable<Integer> {
                     reads.latencies().percentileMillis(99), ProcessMemory.selfRssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
                     reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0, warm.acknowledged(),
-                    drill == null ? null : drill.kills(), cpuPerVote, offsetsPerVote, http == null ? null : httpReport(http, stats, steps));
+                    drill == null ? null : drill.kills(), cpuPerVote, offsetsPerVote, requestsPerThousand,
+                    http == null ? null : httpReport(http, stats, steps));
         }
     }
 

@@ -24,6 +24,8 @@ import java.util.Map;
  *                        the views caught up
  * @param logOffsetsPerVote what the broker appended per acknowledged vote by topic ({@link RecordAccount}: records and
  *                        transaction markers), over the same span
+ * @param requestsPerThousandVotes the requests the embedded broker served per 1,000 acknowledged votes by type
+ *                        ({@link RequestAccount}), over the same span
  * @param http            the HTTP path's own figures (connections, answer latency percentiles from each vote's due
  *                        time, and with {@code --find-rate} the steps and the highest sustained rate), else null
  */
@@ -33,7 +35,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
                           long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
                           double seconds, long warmupVotes, Integer chaosKills,
                           Map<String, Double> cpuMicrosPerVote, Map<String, Double> logOffsetsPerVote,
-                          Map<String, Object> http) {
+                          Map<String, Double> requestsPerThousandVotes, Map<String, Object> http) {
 
     /** The fields the contract requires, in its order. */
     public static final List<String> CONTRACT_FIELDS = List.of("workload", "votes", "tally_votes_per_s",
@@ -71,6 +73,9 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         if (logOffsetsPerVote != null) {
             m.put("log_offsets_per_vote", logOffsetsPerVote);
         }
+        if (requestsPerThousandVotes != null) {
+            m.put("broker_requests_per_1000_votes", requestsPerThousandVotes);
+        }
         if (http != null) {
             m.put("http", http);
         }
@@ -81,7 +86,8 @@ public record BenchResult(String workload, String path, long votes, long votesPe
     public BenchResult withPostgres(long postgresVotesPerSecond) {
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote, http);
+                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
+                requestsPerThousandVotes, http);
     }
 
     public String toJson() {

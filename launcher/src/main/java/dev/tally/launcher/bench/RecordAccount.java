@@ -38,18 +38,26 @@ public final class RecordAccount {
     }
 
     static Map<String, Double> perVote(Map<String, Long> start, Map<String, Long> end, long votes) {
+        return growth(start, end, votes, 1000);
+    }
+
+    /**
+     * Each key's growth from {@code start} to {@code end} divided by {@code per}, to the nearest 1/{@code precision}:
+     * largest first, keys that did not grow left out, {@code total} last.
+     */
+    static Map<String, Double> growth(Map<String, Long> start, Map<String, Long> end, double per, int precision) {
         Map<String, Long> gained = new HashMap<>();
-        end.forEach((topic, offsets) -> gained.put(topic, offsets - start.getOrDefault(topic, 0L)));
+        end.forEach((key, n) -> gained.put(key, n - start.getOrDefault(key, 0L)));
         Map<String, Double> out = new LinkedHashMap<>();
         gained.entrySet().stream().filter(e -> e.getValue() > 0)
                 .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
-                .forEach(e -> out.put(e.getKey(), round(e.getValue(), votes)));
-        out.put("total", round(gained.values().stream().mapToLong(Long::longValue).sum(), votes));
+                .forEach(e -> out.put(e.getKey(), round(e.getValue(), per, precision)));
+        out.put("total", round(gained.values().stream().mapToLong(Long::longValue).sum(), per, precision));
         return out;
     }
 
-    private static double round(long offsets, long votes) {
-        return Math.round(offsets * 1000.0 / Math.max(1, votes)) / 1000.0;
+    private static double round(long n, double per, int precision) {
+        return Math.round(n * (double) precision / Math.max(1, per)) / (double) precision;
     }
 
     /** Every topic's log end offsets, summed over its partitions. */
