@@ -113,7 +113,7 @@ final class BenchCommand implements Callable<Integer> {
             description = "--find-rate: seconds per step [${DEFAULT-VALUE}]")
     int stepSeconds;
 
-    @Option(names = "--producers", defaultValue = "2", paramLabel = "N", description = "Kafka producer threads [${DEFAULT-VALUE}]")
+    @Option(names = "--producers", defaultValue = "1", paramLabel = "N", description = "Kafka path: sender threads, each packing its own command batches [${DEFAULT-VALUE}: one batcher, as the ingest API has]")
     int producers;
 
     @Option(names = "--linger-ms", defaultValue = "" + KafkaLoad.LINGER_MS, paramLabel = "MS", description = "Kafka path: how "
