@@ -57,7 +57,7 @@ public final class RecordAccount {
     }
 
     private static double round(long n, double per, int precision) {
-        return Math.round(n * (double) precision / Math.max(1, per)) / (double) precision;
+        return Math.round(n * (double) precision / (per > 0 ? per : 1)) / (double) precision; // no votes: per run
     }
 
     /** Every topic's log end offsets, summed over its partitions. */

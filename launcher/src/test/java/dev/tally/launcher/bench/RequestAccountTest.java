@@ -46,6 +46,17 @@ class RequestAccountTest {
                 Map.entry("FetchConsumer", 12.0), Map.entry("total", 27.0));
     }
 
+    @Test
+    void aRunOfFewerThanAThousandVotesIsScaledUpToAThousand() throws Exception {
+        MBeanServer server = MBeanServerFactory.newMBeanServer();
+        Counter produce = register(server, "Produce", 11);
+        RequestAccount account = new RequestAccount(server).start();
+
+        produce.count += 10;
+
+        assertThat(account.perThousandVotes(500)).containsExactly(Map.entry("Produce", 20.0), Map.entry("total", 20.0));
+    }
+
     private static Counter register(MBeanServer server, String request, int version) throws Exception {
         Counter counter = new Counter();
         server.registerMBean(counter, new ObjectName(
