@@ -21,7 +21,7 @@ public final class DemoPage {
 
     /**
      * Serves the classpath folder {@code /public} at {@code /} ({@code /} answers its {@code index.html}),
-     * with the repository's {@code docs/CONTRACT.md} at {@code /docs/CONTRACT.md} (copied in by the build).
+     * with the repository's {@code docs/api.md} at {@code /docs/api.md} (copied in by the build).
      */
     public static void mount(JavalinConfig cfg) {
         cfg.staticFiles.add(files -> {

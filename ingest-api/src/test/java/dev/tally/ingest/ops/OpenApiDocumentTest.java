@@ -28,19 +28,14 @@ import org.junit.jupiter.api.Test;
  * and every problem type the code can answer is catalogued with its status.
  *
  * <p>Routes come from {@link RouteTable}: the real router of {@code IngestApi} and {@code OpsRoutes}, and the
- * source of {@code RankingRoutes} (another module). The problem types come from the README, from every
+ * source of {@code RankingRoutes} (another module). The problem types come from the error table of
+ * {@code docs/api.md}, from every
  * {@code new ApiProblem(status, "slug"…)}, {@code ApiProblem.unavailable("slug"…)} and
  * {@code ApiProblem.invalid(…)} in ingest-api's sources, and from the vote-processor's {@link Rejection}s.
  */
 class OpenApiDocumentTest {
     private static final String TYPE_BASE = "https://tally.dev/problems/";
     private static final Set<String> METHODS = Set.of("get", "post", "put", "patch", "delete", "head", "options");
-    /** Refusals announced for work in progress: documented ahead of their code, with their status. */
-    private static final Map<String, Integer> COMING = Map.of("origin-not-allowed", 403, "challenge-required", 403,
-            "rate-limited", 429, "too-many-in-flight", 503, "client-address-required", 403);
-    /** Listed by the brief beside the README's slugs. */
-    private static final Set<String> ALSO_ANSWERED = Set.of("bad-credentials", "admin-token-required", "not-acceptable",
-            "too-many-streams", "not-found");
 
     private static JsonNode doc;
     private static Map<Route, JsonNode> operations;
@@ -140,12 +135,11 @@ class OpenApiDocumentTest {
     }
 
     @Test
-    void shouldListEveryProblemTypeOfTheReadmeAndTheBrief() throws IOException {
-        Set<String> readme = readmeSlugs();
+    void shouldCatalogueExactlyTheProblemTypesOfTheApiReferenceWithTheirStatuses() throws IOException {
+        Map<String, Set<Integer>> documented = apiReferenceProblemTypes();
 
-        assertThat(readme).hasSizeGreaterThanOrEqualTo(16).contains("invalid-request", "view-unavailable");
-        assertThat(catalogue.keySet()).containsAll(readme).containsAll(ALSO_ANSWERED);
-        COMING.forEach((slug, status) -> assertThat(catalogue.get(slug)).as(slug).containsExactly(status));
+        assertThat(documented).hasSizeGreaterThanOrEqualTo(30).containsKeys("invalid-request", "view-unavailable");
+        assertThat(catalogue).isEqualTo(documented);
     }
 
     @Test
@@ -189,20 +183,21 @@ class OpenApiDocumentTest {
         return answered;
     }
 
-    /** The slugs of the README's "Every refusal is specific" list. */
-    private static Set<String> readmeSlugs() throws IOException {
-        String readme = Files.readString(RouteTable.repositoryRoot().resolve("README.md"));
-        int start = readme.indexOf("problems/<slug>`");
-        assertThat(start).as("the README's list of problem types").isPositive();
-        int end = readme.indexOf("\n\n", start);
-        int nextItem = readme.indexOf("\n- ", start);
-        String list = readme.substring(start, nextItem > 0 && nextItem < end ? nextItem : end);
-        Set<String> slugs = new TreeSet<>();
-        Matcher m = Pattern.compile("`([a-z]+(?:-[a-z]+)*)`").matcher(list);
-        while (m.find()) {
-            slugs.add(m.group(1));
+    /** The error table of {@code docs/api.md}: each row's slug and its statuses. */
+    private static Map<String, Set<Integer>> apiReferenceProblemTypes() throws IOException {
+        String reference = Files.readString(RouteTable.repositoryRoot().resolve("docs/api.md"));
+        int table = reference.indexOf("\n## Errors");
+        assertThat(table).as("docs/api.md has an Errors section").isPositive();
+        Map<String, Set<Integer>> types = new TreeMap<>();
+        Matcher row = Pattern.compile("(?m)^\\| `([a-z]+(?:-[a-z]+)*)` \\| ([0-9, ]+) \\|").matcher(reference.substring(table));
+        while (row.find()) {
+            Set<Integer> statuses = new TreeSet<>();
+            for (String status : row.group(2).split(",")) {
+                statuses.add(Integer.parseInt(status.strip()));
+            }
+            assertThat(types.put(row.group(1), statuses)).as("%s is listed once", row.group(1)).isNull();
         }
-        return slugs;
+        return types;
     }
 
     private static Set<Route> registered() {
