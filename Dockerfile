@@ -21,7 +21,7 @@ COPY --from=build /src/launcher/target/launcher.jar /app/launcher.jar
 USER 10001:10001
 # 8080: ingest API; 8091: vote-processor queries; 8092: count-projector queries (as docker-compose.yml sets them)
 EXPOSE 8080 8091 8092
-# two malloc arenas: RocksDB's native memory fragments across many (README "Memory at scale")
+# two malloc arenas: RocksDB's native memory fragments across many (docs/decisions/0009-native-memory.md)
 ENV MALLOC_ARENA_MAX=2
 # exec form: java is PID 1 and gets SIGTERM, so Streams leaves its group cleanly on `docker compose stop`;
 # the JVM expands the lib/* class-path wildcard itself. Heap is bounded; RocksDB state lives off-heap.

@@ -1,6 +1,6 @@
 // Tally demo page: thumbs, reactions, live counts and the top list, in plain JavaScript.
 //
-// Ground rules (seed 001, "never let ratings break the product"): every failure — a refused vote, a
+// Ground rule, never let ratings break the product: every failure — a refused vote, a
 // network error, a 429 or 503, a broken ranking, storage that throws — ends as a short message or a
 // placeholder, never as a broken page. Text from the server is only ever set with textContent.
 

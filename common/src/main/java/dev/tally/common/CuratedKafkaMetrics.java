@@ -26,9 +26,9 @@ import org.apache.kafka.common.MetricName;
  *
  * <p>Why not Micrometer's {@code KafkaStreamsMetrics}: to decide which metrics to bind it reads the value
  * of every one, every minute, and a Kafka Streams 4.4 transactional store's {@code uncommitted-bytes}
- * reads a RocksDB write batch that may just have been freed — measured here: a SIGSEGV in
- * {@code WriteBatch.getDataSize} from that thread, the whole JVM gone. This binder picks by name and
- * reads only what it lists, and lists no store metric.
+ * reads a RocksDB write batch that may just have been freed: a SIGSEGV in {@code WriteBatch.getDataSize}
+ * from that thread takes the whole JVM down. This binder picks by name and reads only what it lists, and
+ * lists no store metric (docs/decisions/0012-curated-kafka-metrics.md).
  */
 final class CuratedKafkaMetrics implements AutoCloseable {
     private static final long REFRESH_SECONDS = 60;

@@ -91,8 +91,8 @@ public final class DeadLetters {
     /**
      * Sends every dead letter not replayed yet back to its source topic (same key, value and headers,
      * without the error headers), and marks them replayed, in one transaction. A source record that
-     * several applications could not read (a topic with more than one reading application: Tally's own topics
-     * have one each since the count-projector watches bursts) is sent back once. Every application reading the
+     * several applications could not read (a topic with more than one reading application; each of Tally's own
+     * topics has one) is sent back once. Every application reading the
      * source topic sees it again: replay is for records none of them could read. Returns what was sent.
      */
     public static List<Letter> replay(KafkaSettings kafka) throws InterruptedException {

@@ -25,17 +25,15 @@ import dev.tally.schemas.Topics;
  *                          One machine gains nothing from more: each application runs one stream thread, which
  *                          works every task in turn, and each task pays per commit — a transaction marker for
  *                          every partition it touched, a write of every store's offsets, a produce batch per
- *                          partition and topic. On 2 cores the HTTP path sustained 469–586 votes/s at p99 ≤
- *                          250 ms with 4 against 300 with 12, and the Kafka path counted a quarter more uniform
- *                          votes a second with 2 than with 4 (docs/performance.md "What each change bought");
- *                          a cluster keeps 12 to spread its instances
+ *                          partition and topic. A cluster keeps 12 to spread its instances
+ *                          (docs/decisions/0010-partitions.md)
  * @param replicationFactor {@code TALLY_REPLICATION_FACTOR} [1]: 3 on a real cluster
  * @param standbyReplicas   {@code TALLY_STANDBY_REPLICAS} [1 when replicated, else 0]: warm copies of every
  *                          Streams store on other instances, for fast failover and stale reads
  * @param compression       {@code TALLY_COMPRESSION} [none]: what every Tally producer compresses batches
- *                          with. Measured on one machine (broker in the same JVM): lz4 cost the pipeline about a
- *                          third of its throughput, in compressing and in the broker's validation, and saves
- *                          nothing on loopback; lz4 or zstd pay off when brokers are across a network
+ *                          with. On one machine compression costs CPU, in compressing and in the broker's
+ *                          validation, and saves nothing on loopback; lz4 or zstd pay off when brokers are across
+ *                          a network (docs/decisions/0016-uncompressed-producers.md)
  * @param rocksDbMemoryMb   {@code TALLY_ROCKSDB_MEMORY_MB} [128]: the one RocksDB block cache, memtables included,
  *                          that every state store of every Streams application in the process shares
  *                          ({@link BoundedRocksDb})
@@ -79,10 +77,9 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
 
     /**
      * {@code TALLY_COMMIT_INTERVAL} [100ms]: how long each Streams transaction runs, and so what a POST
-     * waits for its answer. Measured on one 2-core machine (README, "The HTTP door"): 20 ms halved the HTTP
-     * answer's median (30–45 ms against 85–100 ms) and cost the Kafka-native path nothing, but then an
-     * answer outruns the count view: the next voter's answer can miss a vote answered just before it until
-     * the projector catches up (WalkingSkeletonIT saw it). Not the default until the answers carry that.
+     * waits for its answer. A shorter interval answers sooner, but then an answer can outrun the count view:
+     * the next voter's answer can miss a vote answered just before it until the projector catches up
+     * (docs/decisions/0002-request-reply-over-kafka.md).
      */
     public static Duration commitInterval(Env env) {
         return env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1), Duration.ofMinutes(1));
@@ -142,6 +139,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         // KIP-892: a store's writes are staged until the transaction commits, so after a crash (SIGKILL, power
         // loss) its on-disk state holds only committed data and catches up from the offset it holds; without
         // this, exactly-once Streams must wipe every store it cannot prove clean and rebuild it from scratch
+        // (docs/decisions/0011-crash-recovery.md)
         p.put(StreamsConfig.TRANSACTIONAL_STATE_STORES_CONFIG, true);
         p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDb.class);
         p.put(BoundedRocksDb.MEMORY_BYTES, Long.toString((long) rocksDbMemoryMb << 20));
@@ -156,15 +154,13 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(StreamsConfig.TOPOLOGY_OPTIMIZATION_CONFIG, StreamsConfig.OPTIMIZE);
         // never wait on an empty input partition: no Tally task orders one input by another's timestamps
         // (the processor's quarantine decisions apply whenever they come). With the default (0) Streams 4.4
-        // formats a log message for every empty partition on every processing loop, measured at 11% of the
+        // formats a log message for every empty partition on every processing loop, a real share of the
         // vote-processor's CPU, because its decisions partition is nearly always empty.
         p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), compression);
         // a transaction's records leave in batches of up to 64 kB per partition rather than the default 16 kB: Streams'
         // producer lingers 100 ms, about a commit interval, so a batch holds most of what a transaction writes to its
-        // partition (at 25,000 votes/s on 4 partitions some 40 kB of a changelog, 120 kB of events; twice that on 2)
-        // and fewer produce requests carry it. The broker spent some 2 µs less per uniform vote (docs/performance.md
-        // "What each change bought"); the producer's pool keeps one 64 kB block per partition written
+        // partition and fewer produce requests carry it; the producer's pool keeps one 64 kB block per partition written
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 64 * 1024);
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
         p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());
@@ -175,7 +171,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), applicationId + "-" + instanceId(stateDir));
         // restoring a store (or a global table) ends at a transaction marker, which a fetch waits out for
         // fetch.max.wait.ms (500 ms by default) before it reports the end: once per task and per global store
-        // in turn, that was 3 of the vote-processor's 5 s to restart
+        // in turn, most of a restart (docs/decisions/0011-crash-recovery.md)
         p.put(StreamsConfig.restoreConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 50);
         p.put(StreamsConfig.globalConsumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), 50);
         // a crashed instance that does not come back has its tasks moved after 10 s rather than the default 45 s

@@ -17,10 +17,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why: RocksDB allocates and frees its blocks, memtables and compaction buffers with malloc all the time;
  * glibc keeps what is freed inside its arenas for reuse and rarely returns it, so the process's resident size
- * rises and falls with that churn however flat what is really in use stays. Measured in the 10M-vote soak at
- * 5,000 votes/s (NMT on, smaps split): the heap's pages, the JVM's own native memory and RocksDB's cache were
- * flat, and one {@code jcmd System.trim_native_heap} after 17 minutes gave back 62 MB; three minutes later 44 MB
- * were held again. README "Memory at scale".
+ * rises and falls with that churn however flat what is really in use stays. docs/decisions/0009-native-memory.md.
  *
  * <p>Where the command does not exist (a JDK 17 before 17.0.9) or does nothing (a C library other than glibc),
  * this says so once and stops.

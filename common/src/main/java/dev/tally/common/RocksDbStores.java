@@ -19,9 +19,8 @@ import org.apache.kafka.streams.state.internals.RocksDBTimestampedStore;
  * transaction's. The logger uses it only to stamp the changelog record with a consistency vector, which it does only
  * when {@code StreamsConfig.InternalConfig.IQ_CONSISTENCY_OFFSET_VECTOR_ENABLED} is on; Tally leaves it off. So, while
  * it is off, these stores answer {@code getPosition()} with an empty position. Interactive queries are not affected: a
- * store's {@code query} reads the position itself, not through {@code getPosition()}. The copy took 5.6-7.2 % of the
- * vote-processor's stream thread and 3.4-4.1 % of the count-projector's, some 1.5 µs of a uniform vote
- * (docs/performance.md "What each change bought", 2026-12-06).
+ * store's {@code query} reads the position itself, not through {@code getPosition()}.
+ * docs/decisions/0007-rocksdb-stores-without-position-copy.md.
  *
  * <p>The classes extended are Streams internals (public, with public constructors): {@code RocksDbStoresTest} checks,
  * against the Kafka Streams on the classpath, that they are still Streams' stores in their formats and that the

@@ -54,9 +54,10 @@ public final class TallyMetrics implements AutoCloseable {
 
     /**
      * The Kafka client and Streams metrics a scrape carries: the ones an operator alerts on or reads in a
-     * dashboard ({@code ops/}), out of the ~400 the clients register (16,700 of 19,700 lines, 3.4 MB a
-     * scrape before this list). Named as Prometheus shows them; bound by {@link CuratedKafkaMetrics}, which
-     * reads nothing else (no store metric: see there). Tally's own, the JVM's and HTTP's all stay.
+     * dashboard ({@code ops/}), out of the ~400 the clients register, which would be most of a scrape
+     * (docs/decisions/0012-curated-kafka-metrics.md). Named as Prometheus shows them; bound by
+     * {@link CuratedKafkaMetrics}, which reads nothing else (no store metric: see there). Tally's own, the JVM's and
+     * HTTP's all stay.
      */
     public static final Set<String> KAFKA_METRICS = Set.of(
             // each Streams application: is it running, are its threads alive

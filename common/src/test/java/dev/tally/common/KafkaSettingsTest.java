@@ -11,7 +11,7 @@ import org.apache.kafka.streams.StreamsConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The defaults that differ between one machine (the dev profile) and a cluster, as measured in the README. */
+/** The defaults that differ between one machine (the dev profile) and a cluster (docs/decisions/0010-partitions.md). */
 class KafkaSettingsTest {
     private static final Env DEV = Env.of(Map.of());
     private static final Env PROD = Env.of(Map.of("TALLY_PROFILE", "prod"));

@@ -28,13 +28,13 @@ import org.apache.kafka.streams.state.ValueAndTimestamp;
  * the record's partition) into the {@value #ITEM_COUNTS_STORE} store, which interactive queries read, and
  * publishes each item's new counts to the compacted {@code tally.item-counts}. The processor pre-aggregates
  * deltas per item (a hot item sends two per flush interval and task), so each delta is one store write and one
- * output record; the record cache that used to absorb repeated updates between commits cost more on votes spread
- * over many items (each written once per commit anyway) than it saved.
+ * output record, with no record cache: absorbing repeated updates between commits would cost more on votes spread
+ * over many items (each written once per commit anyway) than it saves.
  *
  * <p>The store keeps each item's burst window beside its counts ({@code ItemProjection}), and the same read and write
- * apply the fraud rule for bursts ({@link ItemWatch}), whose verdicts go to {@code tally.fraud-flags}: the
- * fraud-detector's own store of it cost a second read, write and changelog record of the item per delta, 9-13 µs
- * of a uniform vote's ~100 (docs/performance.md "What each change bought").
+ * apply the fraud rule for bursts ({@link ItemWatch}), whose verdicts go to {@code tally.fraud-flags}: a store of
+ * its own in the fraud-detector would cost a second read, write and changelog record of the item per delta
+ * (docs/decisions/0004-fraud-flags-topic.md).
  */
 public final class CountTopology {
     public static final String ITEM_COUNTS_STORE = "item-counts";
@@ -42,7 +42,7 @@ public final class CountTopology {
     static final String FOLD = "fold-counts";
     static final String SINK = "item-counts-sink";
     static final String FLAGS_SINK = "burst-flags-sink";
-    /** The store's values: an item's counts and burst window; a value written before, a plain {@code ItemCounts}, reads as counts without a window. */
+    /** The store's values: an item's counts and burst window; a value written by an older version, a plain {@code ItemCounts}, reads as counts without a window. */
     static final Serde<ItemProjection> STATE_SERDE = WrappingSerde.of(ItemProjection.class, ItemCounts.class, c -> new ItemProjection(c, null));
 
     private CountTopology() {}
@@ -54,7 +54,7 @@ public final class CountTopology {
         Topology topology = new Topology();
         topology.addSource(SOURCE, deltas.keySerde().deserializer(), deltas.valueSerde().deserializer(), deltas.name());
         topology.addProcessor(FOLD, () -> new FoldCounts(bursts), SOURCE);
-        // the store the DSL's aggregate made before (timestamped, changelogged, same name): a node's existing state carries on
+        // the store a DSL aggregate makes (timestamped, changelogged, same name), so a node's existing state carries on
         topology.addStateStore(Stores.timestampedKeyValueStoreBuilder(RocksDbStores.persistentTimestamped(ITEM_COUNTS_STORE),
                 counts.keySerde(), STATE_SERDE), FOLD);
         topology.addSink(SINK, counts.name(), counts.keySerde().serializer(), counts.valueSerde().serializer(), FOLD);

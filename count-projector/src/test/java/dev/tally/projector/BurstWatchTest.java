@@ -27,8 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The burst rule ({@link ItemWatch}) as the count-projector applies it, beside each item's counts, with explicit
- * command times: a window of 5 minutes, a floor of 30 (before 2026-12-04 these ran against the fraud-detector's own
- * store; the rule and its edges are unchanged).
+ * command times: a window of 5 minutes, a floor of 30.
  */
 class BurstWatchTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");

@@ -14,8 +14,8 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <p>A port is picked at random <em>below</em> the kernel's ephemeral range ({@code ip_local_port_range}), and
  * checked free. Asking the kernel for port 0 instead hands out an ephemeral port, and the kernel hands the same
- * one to the next {@code bind(0)} or outgoing connection once it is released: a node's controller listener once
- * took the HTTP port the crash drill had picked for it a moment before, and the node could not start. Where the
+ * one to the next {@code bind(0)} or outgoing connection once it is released, so another listener can take a
+ * port picked for a node a moment before (docs/decisions/0014-ports-below-ephemeral-range.md). Where the
  * range is unknown (not Linux) or leaves no room below it, the kernel's pick is the fallback.
  */
 public final class FreePort {

@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * still open in a partition although its coordinator has completed it, so no marker will ever close it.
  * The partition's last stable offset then never moves past it, and every {@code read_committed} reader of
  * that partition — the Streams tasks, the count views, a consumer group's committed offsets — waits
- * forever. This is what wedged {@code ./tally up} after some SIGKILLs.
+ * forever. A SIGKILL of {@code ./tally up} can leave one.
  *
  * <p>How the single node makes one: killed while a transaction was in {@code PREPARE_COMMIT}, it restarts
  * leading every partition from its stale metadata, and the transaction coordinator resends the markers at
@@ -50,9 +50,9 @@ import org.slf4j.LoggerFactory;
  * transactions ({@code DescribeProducers}) against the coordinators' view ({@code ListTransactions},
  * {@code DescribeTransactions}). A transaction whose markers are in flight ({@code PREPARE_*}) is waited
  * for, and so is one whose producer no coordinator lists yet: right after a restart the coordinator may not
- * have loaded that producer's {@code __transaction_state} partition (measured: 4 restarts of 15 judged a
- * transaction "unknown" for that reason alone, and one of 12 then wedged); one its coordinator still runs
- * on that partition is left alone; one its coordinator completed gets the marker the coordinator decided —
+ * have loaded that producer's {@code __transaction_state} partition yet, which alone would make the
+ * transaction look unknown; one its coordinator still runs on that partition is left alone; one its
+ * coordinator completed gets the marker the coordinator decided —
  * {@code COMMIT} for {@code COMPLETE_COMMIT}, so a transaction that had reached some partitions (a consumer
  * group's offsets, say) is completed the same way everywhere ({@code kafka-transactions.sh abort} could
  * only abort it, losing what the others committed). Anything else is reported, not touched. It must run

@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * holds as running a fresh session of {@code broker.session.timeout.ms}; until that expires it refuses the new
  * incarnation (DUPLICATE_BROKER_REGISTRATION, tried again every heartbeat interval), then fences the old one and
  * takes the new one at its next try. On a single node that registration belongs to a process that is gone (this
- * one holds the log directory's lock), so the wait protects nothing: 2.5–3.5 s of every restart after SIGKILL
- * (README "Crash recovery"). This unregisters it as soon as the controller is active, through the controller's
- * listener — the Admin API's {@code unregisterBroker}, what an operator does for a broker that is gone.
+ * one holds the log directory's lock), so the wait, a session long, protects nothing
+ * (docs/decisions/0011-crash-recovery.md). This unregisters it as soon as the controller is active, through the
+ * controller's listener — the Admin API's {@code unregisterBroker}, what an operator does for a broker that is gone.
  *
  * <p>It must reach the killed incarnation's registration, never the new one's. The controller cannot take the new
  * incarnation before the session it granted at activation expires ({@link EmbeddedKafka#BROKER_SESSION} later);

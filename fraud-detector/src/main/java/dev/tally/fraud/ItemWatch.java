@@ -15,13 +15,13 @@ import java.time.Instant;
  * command time, per {@code burstWindow} and keeps the running mean and variance of past windows (Welford; empty
  * windows in between count as zeros, up to 12). A window whose count exceeds {@code max(burstFloor, mean + 3σ)}
  * raises a burst flag ({@code item:<type>:<id>}) for two windows: the vote-processor then holds votes from voters
- * without history (seed 000). The floor catches a fresh item hit by 40 new voters within seconds, which has no
+ * without history. The floor catches a fresh item hit by 40 new voters within seconds, which has no
  * history to have a mean.
  *
  * <p>No store of its own: it changes the {@link ItemBurst} it is given, which the count-projector — reading every
- * delta and keeping each item's state anyway — keeps beside the item's counts, in the same read and write (README
- * "How a vote flows"); a store of its own in the fraud-detector cost a second read, write and changelog record of
- * every item per delta.
+ * delta and keeping each item's state anyway — keeps beside the item's counts, in the same read and write; a store
+ * of its own in the fraud-detector would cost a second read, write and changelog record of every item per delta
+ * (docs/decisions/0004-fraud-flags-topic.md).
  */
 public final class ItemWatch {
     private static final int MAX_EMPTY_WINDOWS = 12;

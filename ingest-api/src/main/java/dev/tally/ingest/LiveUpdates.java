@@ -29,11 +29,10 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * subscribers of that item. Every change gets an id {@code <epoch>-<seq>}; so that a client reconnecting with
  * {@code Last-Event-ID} gets what it missed, the last {@value #HISTORY} changes of <em>watched</em> items are
  * kept: items a stream follows now or followed within the last {@link #RESUME_WINDOW}. A change of an item
- * nobody watches is neither decoded nor kept — at thousands of changes a second, a history of every item lived
- * for seconds, long enough for the collector to move it into the old generation, and was about half of what
- * reached it there (docs/performance.md, "What stalled the paced runs"). When the history cannot prove it holds
- * every change a client missed, the client gets a full snapshot instead. A subscriber's queue is bounded: a client
- * too slow to keep up is dropped, never buffered without bound.
+ * nobody watches is neither decoded nor kept — at thousands of changes a second, a history of every item would
+ * live for seconds, long enough for the collector to move it into the old generation. When the history cannot
+ * prove it holds every change a client missed, the client gets a full snapshot instead. A subscriber's queue is
+ * bounded: a client too slow to keep up is dropped, never buffered without bound.
  */
 public final class LiveUpdates implements AutoCloseable {
     static final int HISTORY = 10_000;
@@ -121,7 +120,7 @@ public final class LiveUpdates implements AutoCloseable {
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         props.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 50);
         // values stay bytes until an item is known to be watched: a consumer's value deserializer would decode every
-        // change of every item, two thirds of this thread's CPU on the uniform bench, where nobody watches
+        // change of every item, most of this thread's work when nobody watches
         var counts = Topics.ITEM_COUNTS.valueSerde().deserializer();
         var consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(), new ByteArrayDeserializer());
         List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()

@@ -56,16 +56,15 @@ import picocli.CommandLine.Option;
  * ({@link BenchResult}).
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = {"Load generator and report: throughput, vote->visible latency, read p99, memory,",
-                "and acknowledged votes checked against the event log (lost, double_counted).",
-                "Runs its own broker and node in a temp dir on free ports; ends with one JSON line."})
+        header = "Load generator and report, with every vote audited against the event log.",
+        description = "Throughput, vote->visible latency, read p99, memory, and acknowledged votes checked against"
+                + " the event log (lost, double_counted). Runs its own broker and node in a temporary directory on"
+                + " free ports; ends with one JSON line.")
 final class BenchCommand implements Callable<Integer> {
     private static final int DEFAULT_VOTES = 1_000_000;
     /**
-     * The measured votes of a {@code --quick} run: some 10 s at 30,000 votes/s. A window of 100,000 (until 2026-12-05)
-     * was 3-4 s, and what was not the pipeline's steady rate took a fifth of it: the same code, alternated, counted
-     * 22,744-23,503 votes/s at 75.8-80.2 µs per vote over 100,000 and 28,259-30,527 at 59.1-64.6 over 300,000
-     * (docs/performance.md "What each change bought").
+     * The measured votes of a {@code --quick} run: some 10 s of load, long enough that the pipeline's ramp-up and
+     * drain are a small share of the window and the figure is its steady rate.
      */
     private static final int QUICK_VOTES = 300_000;
     private static final int QUICK_SECONDS = 60;
@@ -92,9 +91,8 @@ final class BenchCommand implements Callable<Integer> {
             description = "kafka: commands produced straight to tally.vote-commands; http: POST /v1/votes [${DEFAULT-VALUE}]")
     String path;
 
-    // PostgreSQL's best on this 2-core machine (a backend process per connection): measured with the baseline's own
-    // JDBC client, 60,000 uniform votes after 30,000 — 4 connections 4,992 votes/s, 8: 4,636, 16: 4,192, 32: 3,324,
-    // 64: 2,282; pgbench, 8: 7,435 tps, 64: 2,926. A pool of a few connections per core is what a deployment would use.
+    // a pool of a few connections per core, as a deployment would use (a backend process per connection):
+    // docs/decisions/0013-postgres-baseline.md
     @Option(names = "--clients", defaultValue = "8", paramLabel = "N",
             description = "the PostgreSQL baseline's connections [${DEFAULT-VALUE}]")
     int clients;
@@ -105,7 +103,7 @@ final class BenchCommand implements Callable<Integer> {
     int connections;
 
     @Option(names = "--find-rate", description = "HTTP path: after the warm-up, paced steps of --step-seconds from "
-            + "--rate (default 500) up by 25% each, until a step's p99 answer latency (from each vote's due time) "
+            + "--rate (default 500) up by 25%% each, until a step's p99 answer latency (from each vote's due time) "
             + "passes " + SUSTAINED_P99_MS + " ms, a vote fails or the rate is not kept; reports the highest step that held")
     boolean findRate;
 
@@ -128,7 +126,7 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--warmup", defaultValue = "30000", paramLabel = "N",
             description = "votes per warm-up round, each sent and processed before the measured run, in rounds until "
-                    + "one compiles for less than " + (int) (WARM_JIT_SHARE * 100) + "% of its time (at most "
+                    + "one compiles for less than " + (int) (WARM_JIT_SHARE * 100) + "%% of its time (at most "
                     + "--warmup-rounds); excluded from every figure except the lost/double-counted audit (0: none) "
                     + "[${DEFAULT-VALUE}]")
     long warmup;
@@ -154,8 +152,8 @@ final class BenchCommand implements Callable<Integer> {
     Path latencyLog;
 
     @Option(names = "--baseline", paramLabel = "postgres", description = "after the Tally run, the same votes on "
-            + "seed 000's SQL design on a throwaway local PostgreSQL (installed with apt if missing), over --clients "
-            + "connections")
+            + "the relational design (one transaction per vote) on a throwaway local PostgreSQL (installed with apt "
+            + "if missing), over --clients connections")
     String baseline;
 
     @Option(names = "--chaos", paramLabel = "K", description = "run the vote-processor as two separate processes "
@@ -419,9 +417,8 @@ final class BenchCommand implements Callable<Integer> {
      * until a round's compilations took
      * less than {@value #WARM_JIT_SHARE} of its time (at most {@link #warmupRounds}). One round is
      * not enough: on 2 cores the C2 queue runs tens of seconds behind a loaded node, and the JIT drops the
-     * queued compilations of methods that went idle when the round ended — measured here, the vote-processor's
-     * own methods and the producer's were first compiled by C2 inside the measured run after a single round of
-     * 30,000 votes, 64 µs of JIT per vote.
+     * queued compilations of methods that went idle when the round ended, which would then be compiled inside
+     * the measured run.
      *
      * @return the rounds' votes as one (the next vote's sequence number is its {@code target})
      */
@@ -433,9 +430,8 @@ final class BenchCommand implements Callable<Integer> {
         for (int round = 1; round <= warmupRounds; round++) {
             long compiled = jit.getTotalCompilationTime();
             long t0 = System.nanoTime();
-            // paced and sampled as the run is: with no vote sampled here, C2 compiled the load's senders and the view
-            // follower without their sampling branches, and recompiled them when the measured run began (JFR: 1.7 s of
-            // compile time in its first second, beside the node under test)
+            // paced and sampled as the run is, so that C2 compiles the load's senders and the view follower with their
+            // sampling branches and does not recompile them when the measured run begins
             LoadStats warm = new LoadStats(seq, warmup, Long.MAX_VALUE / 2 + t0, rate, true);
             send(kafka, http, load, warm, follower);
             boolean caughtUp = EventLog.awaitProcessed(kafka, group, Duration.ofSeconds(180));
@@ -457,7 +453,7 @@ final class BenchCommand implements Callable<Integer> {
     /**
      * Waits (at most {@value #JIT_SETTLE_MAX_SECONDS} s) until the JIT compilers spend less than 5% of a core:
      * on 2 cores the compile queue a warm-up leaves behind takes tens of seconds to drain, and a run measured
-     * meanwhile shares the CPU with C2 (measured here: 7.5 s of compile time in 10 s right after a load).
+     * meanwhile shares the CPU with C2.
      */
     private static void awaitJitQuiet(PrintStream err) throws InterruptedException {
         var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
@@ -576,7 +572,6 @@ final class BenchCommand implements Callable<Integer> {
         }
     }
 
-    /** Resident memory of this process (broker, node and load generator together), from /proc. */
     /**
      * The launcher's log file lives in {@code ./data/logs} (the {@code ./tally up} directory): the bench
      * detaches it so its own run does not write there; warnings still reach stderr.

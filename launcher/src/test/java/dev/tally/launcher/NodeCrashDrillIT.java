@@ -13,8 +13,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The whole-node crash drill, short ({@code ./tally drill --kills 50} is the long one, README "Crash
- * recovery"): {@code ./tally up} as a child process, 20,000 votes put in its log and processed, then
+ * The whole-node crash drill, short ({@code ./tally drill --kills 50} is the long one): {@code ./tally up} as a child process, 20,000 votes put in its log and processed, then
  * SIGKILLed three times under paced HTTP votes and restarted on its data. Every restart gets ready, and every
  * vote is in the event log once with the views equal to the log. Restart times are printed, not asserted (the
  * machine is shared). The first start logs no ERROR or WARN line, and no restart an ERROR.

@@ -34,9 +34,8 @@ import org.apache.kafka.common.serialization.Serializer;
  *
  * <p>The bytes go through Avro's buffered coders, one pair per thread, reading the record's array in place. Avro's
  * own {@code BinaryMessageEncoder} and {@code BinaryMessageDecoder} write the same bytes, but through its unbuffered
- * ("direct") coders over a synchronized stream, one call per byte of every number: on the uniform bench they took
- * 12 % of the node's CPU, a decoding thread two thirds of its time in {@code ByteArrayInputStream.read} and
- * {@code readLong} (docs/performance.md "What each change bought").
+ * ("direct") coders over a synchronized stream, one call per byte of every number, a real share of the node's CPU
+ * (docs/decisions/0005-avro-single-object-encoding.md).
  */
 public final class AvroSerde<T extends SpecificRecord> implements Serde<T>, Serializer<T>, Deserializer<T>, Fingerprinted {
     static {

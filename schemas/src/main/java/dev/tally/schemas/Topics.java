@@ -37,7 +37,7 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #QUARANTINE}: keyed by command id; held commands and their fate.</li>
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
  *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
- *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type (seed 001).</li>
+ *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type.</li>
  *   <li>{@link #QUARANTINE_DECISIONS}: keyed by hashed voter (co-partitioned with the commands); release or discard of a held vote.</li>
  *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
  *   <li>{@link #SCHEMA_READERS}: keyed by application/instance/topic, compacted; the writer schemas each running

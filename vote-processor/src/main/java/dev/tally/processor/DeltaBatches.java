@@ -11,8 +11,8 @@ import java.util.function.BiConsumer;
  * The count deltas one step of the processor sends (a command batch, a moderation decision, a flush), gathered
  * into one {@link CountDeltaBatch} per partition of {@code tally.count-deltas}: each keyed by its first item, so
  * Kafka's default partitioner puts it where every one of its items belongs and the projector's task for that
- * partition folds them all. On the uniform bench a command batch of 200 votes on 200 items became 200 delta
- * records; now it is one per partition.
+ * partition folds them all: a command batch of votes on many items sends one delta record per partition, not one
+ * per item (docs/decisions/0003-pre-aggregated-count-deltas.md).
  */
 final class DeltaBatches {
     private final int partitions;

@@ -13,7 +13,8 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The count deltas of one task, pre-aggregated per item and flush interval (design note 3). An item's first
+ * The count deltas of one task, pre-aggregated per item and flush interval
+ * (docs/decisions/0003-pre-aggregated-count-deltas.md). An item's first
  * change in an interval leaves at the end of the step that made it (a command batch, a decision), as a delta of
  * its own together with every other change the same step made to the item, and is remembered only in memory; its
  * changes in later steps of the interval add up in one pending delta that the next flush forwards. So an item
@@ -29,9 +30,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * (a delta that left with a step is in the same transaction as the command that made it). This class keeps a
  * copy of the store's live entries in memory, loaded once when the task starts, so a flush touches only the items
  * changed since the last one; scanning the store instead costs a walk over the tombstones of every item
- * flushed since RocksDB last compacted (measured at 16% of the processor's CPU, growing with the number of
- * items touched). Before the first change left at once, every change went through the store: a put and, at
- * the flush, a tombstone in the changelog — 1.1 changelog records per vote on the uniform bench.
+ * flushed since RocksDB last compacted, a cost that grows with the number of items touched. An item's first
+ * change of an interval never goes through the store, so it costs no put and no changelog tombstone.
  */
 final class PendingDeltas {
     private final KeyValueStore<String, CountDelta> store;

@@ -15,7 +15,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * Soft rejection (seed 000): while the fraud-detector flags an item as under a burst, a change from a
+ * Soft rejection: while the fraud-detector flags an item as under a burst, a change from a
  * voter without history is held instead of applied. The voter is answered as if it counted and sees it
  * on their own reads (the voter-item record's held state, {@link VoterItems#hold}); the public counts exclude it;
  * it waits in {@value VoteTopology#HELD_STORE} (and {@code tally.quarantine}) for a decision.

@@ -21,7 +21,7 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
 
     /**
      * Votes from accounts (or anonymous cookies) younger than {@code TALLY_NEW_VOTER_AGE} [24h] weigh
-     * {@code TALLY_NEW_VOTER_WEIGHT} [0.1] in the weighted score rankings use (seed 000); raw counts are
+     * {@code TALLY_NEW_VOTER_WEIGHT} [0.1] in the weighted score rankings use; raw counts are
      * unaffected. A vote keeps the weight it was cast with, so retracting it later removes exactly that.
      */
     public record Weighting(Duration newVoterAge, double newVoterWeight) {

@@ -12,8 +12,8 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>A vote of 0 retracts the current vote.</li>
- *   <li>Repeating the current vote or reaction clears it in {@code TOGGLE} mode (seed 000) and changes
- *       nothing in {@code SET} mode (seed 001).</li>
+ *   <li>Repeating the current vote or reaction clears it in {@code TOGGLE} mode and changes
+ *       nothing in {@code SET} mode.</li>
  *   <li>A vote in the other direction replaces the old one in one step; a different reaction replaces
  *       the old one; a {@code null} reaction clears it.</li>
  *   <li>The vote and the reaction are independent: changing one keeps the other.</li>

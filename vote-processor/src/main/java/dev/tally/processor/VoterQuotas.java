@@ -9,7 +9,7 @@ import java.util.Optional;
 import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
- * The per-voter sliding window and daily quota (seed 000's 60 votes per 60 s; seed 001's daily counter).
+ * The per-voter sliding window and daily quota (by default 60 votes per 60 s, 1,000 a day).
  * Exact across any number of API instances because commands are keyed by voter: one task sees all of a
  * voter's commands, in order. Time is the command's {@code received_at}, so a replay decides the same.
  * Only changes count: pressing the same button again ({@code unchanged}) burns no quota.

@@ -2,7 +2,7 @@ package dev.tally.common.query;
 
 import java.time.Instant;
 
-/** The ranking math, in one place: the Wilson lower bound (seed 001) and a hot rank. */
+/** The ranking math, in one place: the Wilson lower bound and a hot rank. */
 public final class Scores {
     /** z for a 95% confidence bound. */
     public static final double Z95 = 1.96;

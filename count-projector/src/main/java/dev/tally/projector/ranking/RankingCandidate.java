@@ -15,7 +15,7 @@ import dev.tally.schemas.Topics;
  */
 record RankingCandidate(String itemType, String itemId, long up, long down, double weightedUp, double weightedDown,
                         double wilson) {
-    /** Gates (seed 001): below these no amount of maths rescues the sample. */
+    /** Gates: below these no amount of maths rescues the sample. */
     static final double MIN_TOTAL = 5;
     static final double MIN_UP = 3;
     static final double MIN_APPROVAL = 0.55;

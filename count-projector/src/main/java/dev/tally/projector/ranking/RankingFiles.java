@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.UUID;
 
 /**
- * Writes artifacts as static files a CDN can serve, {@code <root>/<item_type>/top.json} (seed 001: the
+ * Writes artifacts as static files a CDN can serve, {@code <root>/<item_type>/top.json} (the
  * read path is a file, so ten million readers never touch Kafka). Each file is written beside its target
  * and renamed over it, so a reader sees the old file or the new one, never half of one.
  */

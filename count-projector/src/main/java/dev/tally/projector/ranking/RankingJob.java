@@ -25,7 +25,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The ranking job (seed 001's read path): follows {@code tally.item-counts} and, every interval,
+ * The ranking job (the rankings' read path): follows {@code tally.item-counts} and, every interval,
  * regenerates the ranking of every item type seen, validates it, and publishes it twice — to the
  * compacted {@code tally.rankings} (keyed by item type, for the HTTP route and downstream consumers) and
  * as {@code <dir>/<item_type>/top.json}, a static file a CDN can serve without touching anything else.

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * {@code GET /v1/rankings/{item_type}/top}: the latest artifact of the type from {@code tally.rankings},
  * in the same JSON as the static file. An artifact that is missing, stale or malformed is never served;
  * the answer is then an empty {@code insufficient-data} list dated now, so a client shows "being
- * updated" (seed 001: a missing leaderboard fails open, a wrong one is worse than none). Either answer
+ * updated" (a missing leaderboard fails open, a wrong one is worse than none). Either answer
  * may be cached for one ranking interval.
  */
 public final class RankingRoutes {

@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Decides whether an artifact may be served (seed 001): a stale or malformed leaderboard is worse than
+ * Decides whether an artifact may be served: a stale or malformed leaderboard is worse than
  * none, so anything odd is refused and the reader falls back to "being updated". The clock is checked in
  * both directions: older than the maximum age is stale, and more than an hour in the future means the
  * generator's clock is wrong.

@@ -14,7 +14,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The ranking of one item type (seed 001), as a pure function of the latest counts of its items.
+ * The ranking of one item type, as a pure function of the latest counts of its items.
  *
  * <p>Sorting by net score buries new items and sorting by ratio lets one lucky vote win, so items are
  * gated on evidence (weighted total ≥ 5, weighted up ≥ 3, weighted approval ≥ 0.55), then ordered by
@@ -30,7 +30,7 @@ public final class Rankings {
 
     /**
      * Weighted up desc, Wilson desc, weighted net desc, weighted total desc, key asc (by UTF-16 code unit,
-     * not locale, so every JVM agrees). As in seed 001; note that for equal weighted up, Wilson already
+     * not locale, so every JVM agrees). Note that for equal weighted up, Wilson already
      * prefers the smaller total, so net only decides when two bounds coincide to the last bit, and total
      * never does (equal up and net mean equal down). The key is what makes the order total.
      */

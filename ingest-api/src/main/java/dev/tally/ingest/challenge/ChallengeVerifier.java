@@ -4,7 +4,7 @@ import java.net.InetAddress;
 import java.util.Objects;
 
 /**
- * Decides whether a vote carries proof that a browser, not a script, pressed the button (seed 001, layers 1-2).
+ * Decides whether a vote carries proof that a browser, not a script, pressed the button.
  * A challenge token is a client claim, not a fact, so it is checked server-side before the vote is appended.
  *
  * <p>Implementations fail closed: anything they cannot positively confirm - an unreachable verifier, an odd

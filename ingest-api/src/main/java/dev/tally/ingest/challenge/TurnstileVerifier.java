@@ -35,7 +35,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 
 /**
- * Verifies Cloudflare Turnstile tokens with the siteverify endpoint (seed 001, layer 2).
+ * Verifies Cloudflare Turnstile tokens with the siteverify endpoint.
  *
  * <p>{@code success} alone is not enough, so a token passes only when all three hold:
  * <ul>
@@ -169,7 +169,7 @@ public final class TurnstileVerifier implements ChallengeVerifier {
         return judge(answer);
     }
 
-    /** The three assertions of seed 001 on a parsed siteverify answer. */
+    /** The three assertions above, on a parsed siteverify answer. */
     Verdict judge(JsonNode answer) {
         if (answer == null || !answer.isObject()) {
             return Verdict.fail("siteverify answer is not a JSON object");

@@ -50,8 +50,7 @@ public final class CpuAccount {
     /**
      * Takes the first snapshot, and reads every live thread's CPU time every {@value #SAMPLE_MILLIS} ms until
      * {@link #microsPerVote}: a thread that ends during the run (the load's senders, once the last vote is sent)
-     * keeps the time it had when last read, at most that long short, in its own stage. Before 2026-12-04 such
-     * time fell into {@code jvm}: in a paced run, some 18-20 µs per vote of the load's senders.
+     * keeps the time it had when last read, at most that long short, in its own stage, not in {@code jvm}.
      */
     public CpuAccount start() {
         startThreads = javaThreads();

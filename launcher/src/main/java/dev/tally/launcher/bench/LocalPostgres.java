@@ -25,13 +25,14 @@ import java.util.stream.Stream;
  * them. PostgreSQL refuses to run as root, so a root JVM runs {@code initdb} and {@code pg_ctl} as the
  * {@code postgres} user (through {@code runuser}) in a directory owned by that user.
  *
- * <p>Settings: {@code max_connections=200} (the bench's default of 64 clients, with room),
+ * <p>Settings: {@code max_connections=200} (the bench's {@code --clients}, at most 190, with room),
  * {@code shared_buffers=256MB} and {@code synchronous_commit=off}. The last one is the like-for-like
  * setting: the bench's single Kafka broker acknowledges a write once it is in the page cache, without an
  * fsync ({@code log.flush.interval.messages} unbounded, flushing left to the OS), and
  * {@code synchronous_commit=off} is PostgreSQL's equivalent: a commit returns before its WAL is flushed,
  * which the WAL writer does within a few hundred milliseconds; a crash can lose those, never consistency.
- * It is also the setting most favourable to PostgreSQL short of unsafe ones: {@code fsync} stays on.
+ * It is also the setting most favourable to PostgreSQL short of unsafe ones: {@code fsync} stays on
+ * (docs/decisions/0013-postgres-baseline.md).
  */
 public final class LocalPostgres implements AutoCloseable {
     private static final Path INSTALL_ROOT = Path.of("/usr/lib/postgresql");
@@ -176,7 +177,7 @@ public final class LocalPostgres implements AutoCloseable {
     }
 
     /** The highest-versioned {@code /usr/lib/postgresql/<version>/bin} that has initdb and pg_ctl. */
-    static Optional<Path> binaries() throws IOException {
+    public static Optional<Path> binaries() throws IOException {
         if (!Files.isDirectory(INSTALL_ROOT)) {
             return Optional.empty();
         }

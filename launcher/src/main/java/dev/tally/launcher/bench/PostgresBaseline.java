@@ -16,9 +16,10 @@ import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * {@code --baseline postgres}: the relational design Tally is compared with (seed 000: a {@code votes} row
- * per user and item, a denormalised {@code vote_counts} row per item, both written in one transaction per
- * vote), driven by the same {@link Workload}, vote count and concurrency as the Tally run.
+ * {@code --baseline postgres}: the relational design Tally is compared with (a {@code votes} row per user
+ * and item, a denormalised {@code vote_counts} row per item, both written in one transaction per vote), driven
+ * by the same {@link Workload}, vote count and concurrency as the Tally run
+ * (docs/decisions/0013-postgres-baseline.md).
  *
  * <p>Plain JDBC, autocommit off, one connection per worker thread. One vote is one transaction:
  * <ol>
@@ -35,7 +36,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * first vote, which every bench vote is (a distinct voter per vote). The counter row is touched last, so
  * its lock (the one a viral item's votes queue on) is held only for the upsert and the commit.
  *
- * <p>Afterwards the tables are checked against each other, as the seed's nightly drift repair would:
+ * <p>Afterwards the tables are checked against each other, as a nightly drift repair of that design would:
  * the counters' sum must equal the non-zero {@code votes} rows and the committed votes, and every item's
  * counters must equal its {@code votes} rows ({@link Result#exact}).
  */
@@ -45,8 +46,8 @@ public final class PostgresBaseline {
     private static final Set<String> RETRYABLE = Set.of("40001", "40P01");
 
     /**
-     * Seed 000's tables in PostgreSQL: its columns and keys, with text ids (the workload's voters and
-     * items are strings) and {@code updated_at} set by the statements instead of MySQL's {@code ON UPDATE}.
+     * The relational design's tables: their columns and keys, with text ids (the workload's voters and items
+     * are strings) and {@code updated_at} set by the statements, as PostgreSQL has no {@code ON UPDATE} clause.
      */
     static final List<String> SCHEMA = List.of(
             "DROP TABLE IF EXISTS votes, vote_counts",

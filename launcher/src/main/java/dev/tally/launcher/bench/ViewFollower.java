@@ -27,9 +27,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * goes on, and times its sampled votes: a vote is <em>visible</em> once its item's view has a watermark at or above
  * the vote's command offset in its partition; a sampled vote's latency counts from when it was due (a paced load's
  * intended send time) or sent to that moment. Only the records of items with a sampled vote waiting are decoded; the
- * views as a whole are read once at the end ({@link ViewSnapshot}). Decoding every record and keeping every item's
- * view here cost the bench some 1.5 µs of CPU per vote, beside the node it measures (docs/performance.md "What each
- * change bought").
+ * views as a whole are read once at the end ({@link ViewSnapshot}), so the follower takes little CPU from the node
+ * it measures.
  */
 public final class ViewFollower implements AutoCloseable {
     private record Sample(int partition, long offset, long fromNanos) {}

@@ -17,8 +17,7 @@ import java.util.SplittableRandom;
  *   <li>{@code catalogue}: items drawn uniformly from {@value #CATALOGUE_ITEMS} (the soak: memory against
  *       the size of the catalogue).</li>
  * </ul>
- * Voters: a distinct, hashed-looking id per vote (the workloads of the issue draw from 1M voters; with
- * one vote per voter the bench covers the first N of them).
+ * Voters: a distinct, hashed-looking id per vote (one vote per voter, so N votes come from N voters).
  */
 public enum Workload {
     UNIFORM, ZIPF, VIRAL, CATALOGUE;
@@ -67,7 +66,7 @@ public enum Workload {
 
     /**
      * A distinct voter id per sequence number, hashed-looking ({@code bench-} and 16 hex digits). Not
-     * {@code String.format}: parsing its pattern was 12 % of a paced sender's CPU, beside the node under test.
+     * {@code String.format}, whose pattern parsing would take a sender's CPU from the node under test.
      */
     public static String voter(long seq) {
         return "bench-" + HexFormat.of().toHexDigits(mix(seq));
