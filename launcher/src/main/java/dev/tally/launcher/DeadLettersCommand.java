@@ -13,8 +13,9 @@ import picocli.CommandLine.Parameters;
  * cause is fixed, each record fed back to its source topic exactly once.
  */
 @Command(name = "dead-letters", mixinStandardHelpOptions = true,
-        description = {"list: every record in tally.dead-letters with its source and the error that put it there",
-                "(replayed ones marked); replay: sends each one not replayed yet back to its source topic, once."})
+        header = "Lists the records no service could read, or replays them once.",
+        description = "list: every record in tally.dead-letters with its source and the error that put it there"
+                + " (replayed ones marked); replay: sends each one not replayed yet back to its source topic, once.")
 final class DeadLettersCommand implements Callable<Integer> {
 
     @Parameters(index = "0", paramLabel = "ACTION", description = "list or replay")

@@ -14,9 +14,10 @@ import picocli.CommandLine.Option;
  * if every restart got ready and nothing was lost, counted twice or left drifting.
  */
 @Command(name = "drill", mixinStandardHelpOptions = true,
-        description = {"Crash drill: ./tally up as a child process, SIGKILLed K times under paced HTTP votes and",
-                "restarted on its data; times each restart to /readyz 200, then checks every vote against the",
-                "event log (lost, double_counted) and the views against the log (reconcile drift). Ends with one JSON line."})
+        header = "Crash drill: SIGKILLs ./tally up under load, then audits every vote.",
+        description = "./tally up as a child process, SIGKILLed K times under paced HTTP votes and restarted on its"
+                + " data; times each restart to /readyz 200, then checks every vote against the event log (lost,"
+                + " double_counted) and the views against the log (reconcile drift). Ends with one JSON line.")
 final class DrillCommand implements Callable<Integer> {
     @Option(names = "--kills", defaultValue = "50", paramLabel = "K", description = "SIGKILLs of the node [${DEFAULT-VALUE}]")
     int kills;

@@ -23,9 +23,9 @@ import picocli.CommandLine.Option;
  * so scripts can read the last line.
  */
 @Command(name = "reconcile", mixinStandardHelpOptions = true,
-        description = {"Recomputes every count from the event log, prints the drift, repairs it when asked.",
-                "Each drifting item is one line, its counts as VIEW≠LOG (= where they agree);",
-                "the last line is always items=N drift=D (D as found, before any repair)."})
+        header = "Recomputes every count from the event log, prints the drift, repairs it when asked.",
+        description = "Each drifting item is one line, its counts as VIEW≠LOG (= where they agree); the last line is"
+                + " always items=N drift=D (D as found, before any repair).")
 final class ReconcileCommand implements Callable<Integer> {
     private static final Duration REPAIR_VISIBLE = Duration.ofSeconds(30);
 

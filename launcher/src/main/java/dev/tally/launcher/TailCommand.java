@@ -31,9 +31,9 @@ import picocli.CommandLine.Parameters;
  * {@code --follow}, which keeps printing what arrives (the default when neither is given).
  */
 @Command(name = "tail", mixinStandardHelpOptions = true,
-        description = {"Prints records of a Tally topic as JSON lines (decoded Avro).",
-                "--from-beginning prints from the oldest record, --max N the newest N; both stop at the topic's",
-                "end unless --follow. Without either it follows new records until Ctrl-C."})
+        header = "Prints records of a Tally topic as JSON lines (decoded Avro).",
+        description = "--from-beginning prints from the oldest record, --max N the newest N; both stop at the topic's"
+                + " end unless --follow. Without either it follows new records until Ctrl-C.")
 final class TailCommand implements Callable<Integer> {
     private static final ObjectMapper JSON = new ObjectMapper();
 

@@ -4,7 +4,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** The {@code ./tally} command line. */
-@Command(name = "tally", mixinStandardHelpOptions = true, version = "tally 0.1.0",
+// INHERIT: every subcommand answers --version too
+@Command(name = "tally", mixinStandardHelpOptions = true, versionProvider = TallyVersion.class,
+        scope = CommandLine.ScopeType.INHERIT,
         description = "Tally: an event-sourced voting and reactions backend on Kafka.",
         subcommands = {UpCommand.class, TailCommand.class, ReactionsCommand.class, ReconcileCommand.class,
                 QuarantineCommand.class, VoidCommand.class, BenchCommand.class, DrillCommand.class,
