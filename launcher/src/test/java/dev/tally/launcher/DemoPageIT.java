@@ -20,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.Keys;
@@ -42,12 +43,13 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * goes to {@code target/demo-page.png}; A's vote survives a reload; and with the whole API blocked the
  * page still shows the cached thumb, the ranking placeholder and a message instead of breaking.
  *
- * <p>Needs {@code apt-get install -y chromium chromium-driver} ({@code .ci/run} installs them): without
- * them this test fails, it does not skip.
+ * <p>Needs {@code apt-get install -y chromium chromium-driver} ({@code .ci/run} installs them): without them
+ * it is skipped, or fails under {@code CI=true} ({@link RequiredTools}).
  */
+@ExtendWith(RequiredTools.Chromium.class)
 class DemoPageIT {
-    private static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-    private static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
+    private static final Path CHROMIUM = RequiredTools.Chromium.BROWSER;
+    private static final Path CHROMEDRIVER = RequiredTools.Chromium.DRIVER;
     private static final Duration WAIT = Duration.ofSeconds(20);
     /** An item of the page's sample set; its count is read before clicking, so other tests may share it. */
     private static final String ITEM = "post:7";
@@ -59,10 +61,6 @@ class DemoPageIT {
 
     @BeforeAll
     static void start() throws InterruptedException {
-        assertThat(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER))
-                .as("DemoPageIT drives Debian's headless Chromium: %s and %s must exist. Install them with"
-                        + " `apt-get install -y chromium chromium-driver` (.ci/run does this in CI)", CHROMIUM, CHROMEDRIVER)
-                .isTrue();
         // Selenium Manager would try to download a driver; with the driver named here it is never asked
         System.setProperty("webdriver.chrome.driver", CHROMEDRIVER.toString());
         node = WalkingSkeletonIT.startAll(WalkingSkeletonIT.env(SharedBroker.dataDir("node")));
@@ -109,8 +107,8 @@ class DemoPageIT {
         assertThat(a.findElement(By.id("top-heading")).getText()).isEqualTo("Top posts");
         assertThat(a.findElement(By.cssSelector(".top-note")).getText()).as("says the rule the ranking uses")
                 .startsWith("Ordered by upvotes").contains("Wilson lower bound");
-        // the page links the API's document and the contract, and both are there
-        for (String href : List.of("/openapi.json", "/docs/CONTRACT.md")) {
+        // the page links the API's document and its reference, and both are there
+        for (String href : List.of("/openapi.json", "/docs/api.md")) {
             assertThat(a.findElements(By.cssSelector("footer a[href='" + href + "']"))).as("a link to %s", href).hasSize(1);
             HttpResponse<String> linked = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create(pageUrl.replaceAll("/$", "") + href)).build(), HttpResponse.BodyHandlers.ofString());

@@ -16,12 +16,19 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import dev.tally.launcher.RequiredTools;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The PostgreSQL baseline on a real local PostgreSQL: the seed's write path counts every vote exactly once. */
+/**
+ * The PostgreSQL baseline on a real local PostgreSQL: the relational write path counts every vote exactly once.
+ * Needs PostgreSQL's server binaries ({@code apt-get install -y postgresql}): without them it is skipped, or
+ * fails under {@code CI=true} ({@link RequiredTools}).
+ */
+@ExtendWith(RequiredTools.PostgresServer.class)
 class PostgresBaselineIT {
     private static final long VOTES = 2_000;
     private static final long WARMUP = 500;
