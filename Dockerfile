@@ -23,7 +23,8 @@ USER 10001:10001
 EXPOSE 8080 8091 8092
 # two malloc arenas: RocksDB's native memory fragments across many (docs/decisions/0009-native-memory.md)
 ENV MALLOC_ARENA_MAX=2
+# /app/plugins: mount jars a cluster's login needs there (AWS MSK IAM: docs/operations.md)
 # exec form: java is PID 1 and gets SIGTERM, so Streams leaves its group cleanly on `docker compose stop`;
 # the JVM expands the lib/* class-path wildcard itself. Heap is bounded; RocksDB state lives off-heap.
 ENTRYPOINT ["java", "-Xms128m", "-Xmx512m", "-XX:+ExitOnOutOfMemoryError", \
-            "-cp", "/app/launcher.jar:/app/lib/*", "dev.tally.launcher.Tally"]
+            "-cp", "/app/launcher.jar:/app/lib/*:/app/plugins/*", "dev.tally.launcher.Tally"]

@@ -26,7 +26,9 @@ public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable 
     private final TopicFollower<String, V> reader;
     private volatile boolean caughtUp;
 
-    public CompactedTopicView(KafkaSettings kafka, Topic<String, V> topic) {
+    /** @param catalogued a topic of the catalogue ({@code Topics}): read as {@code kafka}'s namespace names it */
+    public CompactedTopicView(KafkaSettings kafka, Topic<String, V> catalogued) {
+        Topic<String, V> topic = kafka.topic(catalogued);
         var props = kafka.clientProps("tally-view-" + topic.name());
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, IsolationLevel.READ_COMMITTED.toString().toLowerCase());
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);

@@ -27,11 +27,12 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@code tally.dead-letters}: the raw records a Streams application could not read or process, each with
  * the headers Kafka Streams adds (KIP-1034: the exception, its message, the source topic, partition and
  * offset). Which of them are still to be replayed is the committed position of the consumer group
- * {@value #REPLAY_GROUP}: {@link #replay} sends each pending record back to its source topic and moves
+ * {@code <namespace>-}{@value #REPLAY}: {@link #replay} sends each pending record back to its source topic and moves
  * that position in the same transaction, so a record is fed back exactly once.
  */
 public final class DeadLetters {
-    public static final String REPLAY_GROUP = "tally-dead-letters-replay";
+    /** The replay's consumer group and transactional id, in the namespace: {@code tally-dead-letters-replay}. */
+    public static final String REPLAY = "dead-letters-replay";
     private static final String ERRORS = "__streams.errors.";
 
     private DeadLetters() {}
@@ -110,7 +111,7 @@ public final class DeadLetters {
             return pending;
         }
         var props = kafka.producerProps("tally-dead-letters-replay", Duration.ofSeconds(30));
-        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "tally-dead-letters-replay");
+        props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, kafka.id(REPLAY));
         try (var producer = new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
             producer.initTransactions();
             producer.beginTransaction();
@@ -121,7 +122,7 @@ public final class DeadLetters {
                 producer.send(new ProducerRecord<>(l.sourceTopic(), l.sourcePartition() >= 0 ? l.sourcePartition() : null,
                         l.key(), l.value(), new RecordHeaders(l.headers())));
             }
-            producer.sendOffsetsToTransaction(next, new ConsumerGroupMetadata(REPLAY_GROUP));
+            producer.sendOffsetsToTransaction(next, new ConsumerGroupMetadata(kafka.id(REPLAY)));
             producer.commitTransaction();
         }
         return pending;
@@ -138,7 +139,7 @@ public final class DeadLetters {
     private static Map<TopicPartition, Long> replayPosition(KafkaSettings kafka) throws InterruptedException {
         try (Admin admin = Admin.create(kafka.clientProps("tally-dead-letters"))) {
             Map<TopicPartition, Long> out = new HashMap<>();
-            admin.listConsumerGroupOffsets(REPLAY_GROUP).partitionsToOffsetAndMetadata().get().forEach((tp, o) -> {
+            admin.listConsumerGroupOffsets(kafka.id(REPLAY)).partitionsToOffsetAndMetadata().get().forEach((tp, o) -> {
                 if (o != null) {
                     out.put(tp, o.offset());
                 }
@@ -152,7 +153,7 @@ public final class DeadLetters {
     /** Reads the topic (committed records only) from {@code from} (default: the beginning) to its end. */
     private static void read(KafkaSettings kafka, Map<TopicPartition, Long> from,
                              java.util.function.Consumer<ConsumerRecord<byte[], byte[]>> each) {
-        TopicScan.readFrom(kafka, Topics.DEAD_LETTERS.name(), new ByteArrayDeserializer(), new ByteArrayDeserializer(),
+        TopicScan.readFrom(kafka, kafka.topic(Topics.DEAD_LETTERS).name(), new ByteArrayDeserializer(), new ByteArrayDeserializer(),
                 from, Duration.ofMinutes(2), each);
     }
 }

@@ -54,6 +54,35 @@ public final class Env {
         return v == null || v.isBlank() ? with(name, value) : this;
     }
 
+    /** Every variable this environment holds, read or not: for families of variables such as {@code TALLY_KAFKA_*}. */
+    public Set<String> names() {
+        return values.keySet();
+    }
+
+    /**
+     * A secret, from the variable {@code name} or from the file the variable {@code name_FILE} names (the convention
+     * of container images, where secrets arrive as files), without a trailing line break. Setting both is an error.
+     * No message ever holds the value.
+     */
+    public Optional<String> secret(String name) {
+        Optional<String> value = get(name);
+        Optional<String> file = get(name + "_FILE");
+        if (value.isPresent() && file.isPresent()) {
+            throw new ConfigException(name + " and " + name + "_FILE are both set: set one");
+        }
+        return file.map(f -> {
+            try {
+                String text = java.nio.file.Files.readString(Path.of(f)).strip();
+                if (text.isEmpty()) {
+                    throw new ConfigException(name + "_FILE=" + f + " is empty");
+                }
+                return text;
+            } catch (java.io.IOException e) {
+                throw new ConfigException(name + "_FILE=" + f + " cannot be read: " + e.getClass().getSimpleName());
+            }
+        }).or(() -> value);
+    }
+
     public Optional<String> get(String name) {
         read.add(name);
         String v = values.get(name);

@@ -14,12 +14,16 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.LogAndContinueExceptionHandler;
+import dev.tally.schemas.Namespace;
+import dev.tally.schemas.Topic;
 import dev.tally.schemas.Topics;
 
 /**
  * How every service reaches Kafka and lays out Tally's topics.
  *
  * @param bootstrap         {@code TALLY_BOOTSTRAP} [127.0.0.1:$TALLY_KAFKA_PORT]
+ * @param namespace         {@code TALLY_NAMESPACE} [tally]: the prefix of every topic, application id, consumer group and
+ *                          transactional id, so that deployments share a cluster ({@link Namespace})
  * @param partitions        {@code TALLY_PARTITIONS} [2 in the dev profile, else 12]: partitions of every Tally topic,
  *                          fixed at creation (topics that exist keep theirs; every service reads the real count).
  *                          One machine gains nothing from more: each application runs one stream thread, which
@@ -40,9 +44,14 @@ import dev.tally.schemas.Topics;
  * @param rocksDbLog        {@code TALLY_ROCKSDB_LOG} [error]: {@code info} has every store write RocksDB's own LOG in
  *                          its directory — each flush and compaction with its reason and size, and the store's
  *                          statistics every minute — for diagnosing RocksDB's share of the CPU
+ * @param createTopics      {@code TALLY_CREATE_TOPICS} [true]: create missing topics at start; false only checks that
+ *                          each exists as Tally needs it ({@link TopicAdmin})
+ * @param client            {@code TALLY_KAFKA_CONFIG} and {@code TALLY_KAFKA_*}: the client settings (security) every
+ *                          client gets ({@link KafkaClientConfig})
  */
-public record KafkaSettings(String bootstrap, int partitions, short replicationFactor, int standbyReplicas,
-                            String compression, int rocksDbMemoryMb, String rocksDbLog) {
+public record KafkaSettings(String bootstrap, Namespace namespace, int partitions, short replicationFactor,
+                            int standbyReplicas, String compression, int rocksDbMemoryMb, String rocksDbLog,
+                            boolean createTopics, KafkaClientConfig client) {
     private static final Set<String> COMPRESSIONS = Set.of("none", "lz4", "zstd", "snappy", "gzip");
     private static final Set<String> ROCKSDB_LOG_LEVELS = Set.of("error", "info");
 
@@ -67,12 +76,34 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
     public static KafkaSettings from(Env env) {
         String port = env.string("TALLY_KAFKA_PORT", "9092");
         short replication = (short) env.integer("TALLY_REPLICATION_FACTOR", 1, 1, 32);
-        return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port),
+        return new KafkaSettings(env.string("TALLY_BOOTSTRAP", "127.0.0.1:" + port), namespace(env),
                 env.integer("TALLY_PARTITIONS", Profile.from(env).isDev() ? 2 : 12, 1, 10_000), replication,
                 env.integer("TALLY_STANDBY_REPLICAS", replication > 1 ? 1 : 0, 0, 10),
                 env.string("TALLY_COMPRESSION", "none").strip().toLowerCase(Locale.ROOT),
                 env.integer("TALLY_ROCKSDB_MEMORY_MB", 128, 16, 1 << 20),
-                env.string("TALLY_ROCKSDB_LOG", "error").strip().toLowerCase(Locale.ROOT));
+                env.string("TALLY_ROCKSDB_LOG", "error").strip().toLowerCase(Locale.ROOT),
+                env.bool("TALLY_CREATE_TOPICS", true), KafkaClientConfig.from(env));
+    }
+
+    /** {@code TALLY_NAMESPACE} [tally]. */
+    public static Namespace namespace(Env env) {
+        String name = env.string("TALLY_NAMESPACE", Namespace.DEFAULT.value());
+        try {
+            return new Namespace(name);
+        } catch (IllegalArgumentException e) {
+            throw new Env.ConfigException("TALLY_NAMESPACE", name,
+                    "1 to 32 lower-case letters, digits and underscores, starting with a letter");
+        }
+    }
+
+    /** {@code topic} as this deployment's namespace names it. */
+    public <K, V> Topic<K, V> topic(Topic<K, V> topic) {
+        return namespace.topic(topic);
+    }
+
+    /** A consumer group, transactional id or application id of this deployment's namespace: {@code tally-<name>}. */
+    public String id(String name) {
+        return namespace.id(name);
     }
 
     /**
@@ -109,11 +140,12 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         }
     }
 
+    /** The settings of every client: where the cluster is, the client's name, and the operator's client settings. */
     public Properties clientProps(String clientId) {
         Properties p = new Properties();
         p.put(CommonClientConfigs.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(CommonClientConfigs.CLIENT_ID_CONFIG, clientId);
-        return p;
+        return client.applyTo(p);
     }
 
     /** An idempotent, acks=all producer that fails a send within {@code deliveryTimeout}. */
@@ -127,7 +159,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         p.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, timeout);
         p.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, timeout);
         p.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, timeout + 2);
-        return p;
+        return client.applyTo(p);
     }
 
     /** Exactly-once Kafka Streams settings shared by every Tally topology. */
@@ -163,7 +195,7 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         // partition and fewer produce requests carry it; the producer's pool keeps one 64 kB block per partition written
         p.put(StreamsConfig.producerPrefix(ProducerConfig.BATCH_SIZE_CONFIG), 64 * 1024);
         // a record that cannot be read or processed goes to the dead-letter topic instead of halting the task
-        p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, Topics.DEAD_LETTERS.name());
+        p.put(StreamsConfig.ERRORS_DEAD_LETTER_QUEUE_TOPIC_NAME_CONFIG, topic(Topics.DEAD_LETTERS).name());
         p.put(StreamsConfig.DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG, LogAndContinueExceptionHandler.class);
         p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
         // static membership: an instance restarted on its state directory (after a crash too) takes its tasks
@@ -180,6 +212,6 @@ public record KafkaSettings(String bootstrap, int partitions, short replicationF
         if (applicationServer != null) {
             p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, applicationServer);
         }
-        return p;
+        return client.applyTo(p);
     }
 }

@@ -24,8 +24,10 @@ public final class QuarantineDecisions implements AutoCloseable {
     }
 
     private final KafkaProducer<String, QuarantineRecord> producer;
+    private final String topic;
 
     public QuarantineDecisions(KafkaSettings kafka) {
+        this.topic = kafka.topic(Topics.QUARANTINE_DECISIONS).name();
         this.producer = new KafkaProducer<>(kafka.producerProps("tally-quarantine-decisions", Duration.ofSeconds(10)),
                 Topics.QUARANTINE_DECISIONS.keySerde().serializer(), Topics.QUARANTINE_DECISIONS.valueSerde().serializer());
     }
@@ -34,7 +36,7 @@ public final class QuarantineDecisions implements AutoCloseable {
         QuarantineRecord record = QuarantineRecord.newBuilder(held).setStatus(decision).setReason(reason)
                 .setDecidedAt(Instant.now()).build();
         try {
-            producer.send(new ProducerRecord<>(Topics.QUARANTINE_DECISIONS.name(), held.getCommand().getVoter(), record))
+            producer.send(new ProducerRecord<>(topic, held.getCommand().getVoter(), record))
                     .get(15, TimeUnit.SECONDS);
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("cannot write the decision on " + held.getCommandId(), e);

@@ -29,8 +29,10 @@ public final class ReactionRegistry implements ReactionWriter, AutoCloseable {
     private static final List<String> DEFAULT_LABELS = List.of("Like", "Love", "Haha", "Wow", "Sad", "Angry");
 
     private final KafkaProducer<String, ReactionType> producer;
+    private final String topic;
 
     public ReactionRegistry(KafkaSettings kafka) {
+        this.topic = kafka.topic(Topics.REACTION_TYPES).name();
         this.producer = new KafkaProducer<>(kafka.producerProps("tally-reaction-registry", Duration.ofSeconds(10)),
                 Topics.REACTION_TYPES.keySerde().serializer(), Topics.REACTION_TYPES.valueSerde().serializer());
     }
@@ -49,10 +51,10 @@ public final class ReactionRegistry implements ReactionWriter, AutoCloseable {
 
     private ReactionType write(ReactionType type) {
         try {
-            producer.send(new ProducerRecord<>(Topics.REACTION_TYPES.name(), type.getCode(), type)).get(15, TimeUnit.SECONDS);
+            producer.send(new ProducerRecord<>(topic, type.getCode(), type)).get(15, TimeUnit.SECONDS);
             return type;
         } catch (ExecutionException | TimeoutException e) {
-            throw new IllegalStateException("cannot write reaction '" + type.getCode() + "' to " + Topics.REACTION_TYPES.name(), e);
+            throw new IllegalStateException("cannot write reaction '" + type.getCode() + "' to " + topic, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted writing reaction '" + type.getCode() + "'", e);
@@ -63,7 +65,7 @@ public final class ReactionRegistry implements ReactionWriter, AutoCloseable {
     public static void seedDefaults(KafkaSettings kafka) {
         try (var consumer = new KafkaConsumer<>(kafka.clientProps("tally-registry-seed"), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
-            List<TopicPartition> partitions = consumer.partitionsFor(Topics.REACTION_TYPES.name(), Duration.ofSeconds(30))
+            List<TopicPartition> partitions = consumer.partitionsFor(kafka.topic(Topics.REACTION_TYPES).name(), Duration.ofSeconds(30))
                     .stream().map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             boolean empty = consumer.endOffsets(partitions, Duration.ofSeconds(30)).values().stream().allMatch(o -> o == 0);
             if (!empty) {

@@ -70,7 +70,7 @@ public final class SchemaReaders implements AutoCloseable {
         try {
             while (!view.caughtUp()) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("reading " + Topics.SCHEMA_READERS.name() + " took over "
+                    throw new IllegalStateException("reading " + kafka.topic(Topics.SCHEMA_READERS).name() + " took over "
                             + TIMEOUT.toSeconds() + " s");
                 }
                 Thread.sleep(20);
@@ -78,7 +78,7 @@ public final class SchemaReaders implements AutoCloseable {
         } catch (InterruptedException e) {
             view.close();
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while reading " + Topics.SCHEMA_READERS.name(), e);
+            throw new IllegalStateException("interrupted while reading " + kafka.topic(Topics.SCHEMA_READERS).name(), e);
         } catch (RuntimeException e) {
             view.close();
             throw e;
@@ -118,7 +118,7 @@ public final class SchemaReaders implements AutoCloseable {
      */
     public static AutoCloseable advertise(KafkaSettings kafka, String application, String instance,
                                           Map<String, Set<Long>> reads) {
-        var topic = Topics.SCHEMA_READERS;
+        var topic = kafka.topic(Topics.SCHEMA_READERS);
         var producer = new KafkaProducer<>(kafka.producerProps("tally-schema-reader-" + application, TIMEOUT),
                 topic.keySerde().serializer(), topic.valueSerde().serializer());
         Supplier<List<Future<RecordMetadata>>> write = () -> {
@@ -165,7 +165,7 @@ public final class SchemaReaders implements AutoCloseable {
             try {
                 followed.close();
             } catch (Exception e) {
-                LOG.warn("closing the view of {}: {}", Topics.SCHEMA_READERS.name(), e.toString());
+                LOG.warn("closing the view of the schema readers: {}", e.toString());
             }
         }
     }

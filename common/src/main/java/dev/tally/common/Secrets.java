@@ -37,7 +37,7 @@ public final class Secrets {
      * {@code <dataDir>/secret} (mode 600) so that voter hashes stay stable across restarts.
      */
     public static Secrets from(Env env, Profile profile, Path dataDir) {
-        var configured = env.get("TALLY_SECRET");
+        var configured = env.secret("TALLY_SECRET");
         if (configured.isPresent()) {
             return of(configured.get());
         }

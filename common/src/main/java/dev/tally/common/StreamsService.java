@@ -37,6 +37,7 @@ public final class StreamsService implements AutoCloseable {
     private final long createdNanos = System.nanoTime();
     private final RestoreLog restores = new RestoreLog();
     private volatile String startSummary;
+    private volatile String failure;
 
     public StreamsService(String name, Topology topology, Properties props) {
         this.name = name;
@@ -44,6 +45,13 @@ public final class StreamsService implements AutoCloseable {
         this.props = props;
         this.streams = new KafkaStreams(topology, props);
         streams.setUncaughtExceptionHandler(e -> {
+            if (refusedByKafka(e) != null) {
+                // a replaced thread would be refused again: stop, and say why
+                failure = name + " stopped: " + refusedByKafka(e).getMessage()
+                        + " (./tally acls prints every ACL a node needs)";
+                LOG.error(failure);
+                return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+            }
             LOG.error("{}: stream thread failed; replacing it", name, e);
             return StreamThreadExceptionResponse.REPLACE_THREAD;
         });
@@ -81,14 +89,38 @@ public final class StreamsService implements AutoCloseable {
                 description.globalStores().stream().map(TopologyDescription.GlobalStore::source));
         Map<String, Set<Long>> reads = new TreeMap<>();
         sources.flatMap(source -> source.topicSet() == null ? Stream.empty() : source.topicSet().stream())
-                .forEach(name -> Topics.ALL.stream().filter(t -> t.name().equals(name)).findFirst()
-                        .flatMap(Topic::fingerprints)
+                .forEach(name -> catalogued(name).flatMap(Topic::fingerprints)
                         .ifPresent(f -> reads.put(name, f.readableFingerprints())));
         return reads;
     }
 
+    /** The catalogue's topic a source topic is, in any namespace; none for a Streams-internal topic. */
+    private static java.util.Optional<Topic<?, ?>> catalogued(String topic) {
+        try {
+            return java.util.Optional.of(Topics.byName(topic));
+        } catch (IllegalArgumentException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     public String name() {
         return name;
+    }
+
+    /** Kafka's refusal (credentials, an ACL) somewhere in {@code e}'s causes; null if there is none. */
+    static Throwable refusedByKafka(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof org.apache.kafka.common.errors.AuthorizationException
+                    || t instanceof org.apache.kafka.common.errors.AuthenticationException) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    /** Why this application stopped for good (Kafka refused it), or null while it has not. */
+    public String failure() {
+        return failure;
     }
 
     public KafkaStreams streams() {

@@ -21,8 +21,9 @@ import org.apache.kafka.common.serialization.Deserializer;
 public final class TopicScan {
     private TopicScan() {}
 
+    /** {@code topic}: a topic of the catalogue, read as {@code kafka}'s namespace names it. */
     public static <K, V> void readAll(KafkaSettings kafka, Topic<K, V> topic, Consumer<ConsumerRecord<K, V>> each) {
-        readAll(kafka, topic.name(), topic.keySerde().deserializer(), topic.valueSerde().deserializer(), each);
+        readAll(kafka, kafka.topic(topic).name(), topic.keySerde().deserializer(), topic.valueSerde().deserializer(), each);
     }
 
     /** The same for any topic, e.g. a Streams changelog. */

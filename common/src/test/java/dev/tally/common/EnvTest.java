@@ -52,4 +52,20 @@ class EnvTest {
 
         assertThatThrownBy(() -> Runtime.from(env)).hasMessageContaining("TALLY_SECRET is required");
     }
+
+    @Test
+    void aSecretComesFromItsVariableOrItsFileNeverBothAndNeverIntoAMessage(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = dir.resolve("secret");
+        java.nio.file.Files.writeString(file, "from-the-file-0123456789abcdef0123456789\n");
+
+        assertThat(Env.of(Map.of("TALLY_SECRET_FILE", file.toString())).secret("TALLY_SECRET"))
+                .contains("from-the-file-0123456789abcdef0123456789");
+        assertThat(Env.of(Map.of("TALLY_SECRET", "from-the-variable")).secret("TALLY_SECRET")).contains("from-the-variable");
+        assertThat(Env.of(Map.of()).secret("TALLY_SECRET")).isEmpty();
+        assertThatThrownBy(() -> Env.of(Map.of("TALLY_SECRET", "x", "TALLY_SECRET_FILE", file.toString())).secret("TALLY_SECRET"))
+                .hasMessage("TALLY_SECRET and TALLY_SECRET_FILE are both set: set one");
+        assertThatThrownBy(() -> Env.of(Map.of("TALLY_ADMIN_TOKEN_FILE", dir.resolve("absent").toString())).secret("TALLY_ADMIN_TOKEN"))
+                .hasMessageContaining("TALLY_ADMIN_TOKEN_FILE").hasMessageContaining("cannot be read");
+    }
 }

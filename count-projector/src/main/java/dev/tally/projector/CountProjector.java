@@ -28,7 +28,7 @@ public final class CountProjector implements CountsQuery, AutoCloseable {
     public static CountProjector start(Runtime runtime, CountProjectorConfig config, HostInfo self) {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
-        return new CountProjector(new StreamsService("count-projector", CountTopology.build(config.bursts()), props).start(runtime.kafka()), self);
+        return new CountProjector(new StreamsService("count-projector", CountTopology.build(config.namespace(), config.bursts()), props).start(runtime.kafka()), self);
     }
 
     public StreamsService service() {

@@ -8,6 +8,7 @@ import dev.tally.schema.FraudFlag;
 import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.ItemKey;
+import dev.tally.schemas.Namespace;
 import dev.tally.schemas.Topics;
 import dev.tally.schemas.WrappingSerde;
 import java.time.Instant;
@@ -47,10 +48,10 @@ public final class CountTopology {
 
     private CountTopology() {}
 
-    public static Topology build(ItemWatch bursts) {
-        var deltas = Topics.COUNT_DELTAS;
-        var counts = Topics.ITEM_COUNTS;
-        var flags = Topics.FRAUD_FLAGS;
+    public static Topology build(Namespace ns, ItemWatch bursts) {
+        var deltas = ns.topic(Topics.COUNT_DELTAS);
+        var counts = ns.topic(Topics.ITEM_COUNTS);
+        var flags = ns.topic(Topics.FRAUD_FLAGS);
         Topology topology = new Topology();
         topology.addSource(SOURCE, deltas.keySerde().deserializer(), deltas.valueSerde().deserializer(), deltas.name());
         topology.addProcessor(FOLD, () -> new FoldCounts(bursts), SOURCE);

@@ -1,5 +1,6 @@
 package dev.tally.projector;
 
+import dev.tally.schemas.Namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.fraud.ItemWatch;
@@ -39,7 +40,7 @@ class BurstWatchTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "burst-watch-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(CountTopology.build(new ItemWatch(Duration.ofMinutes(5), 30)), props, T0);
+        driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, new ItemWatch(Duration.ofMinutes(5), 30)), props, T0);
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer());
         flags = driver.createOutputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().deserializer(),

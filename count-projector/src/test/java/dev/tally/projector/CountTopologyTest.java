@@ -1,5 +1,6 @@
 package dev.tally.projector;
 
+import dev.tally.schemas.Namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.common.query.ItemCountsView;
@@ -34,7 +35,7 @@ class CountTopologyTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "count-topology-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        driver = new TopologyTestDriver(CountTopology.build(DEFAULTS.bursts()), props);
+        driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, DEFAULTS.bursts()), props);
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer());
         counts = driver.createOutputTopic(Topics.ITEM_COUNTS.name(), Topics.ITEM_COUNTS.keySerde().deserializer(),
@@ -126,7 +127,7 @@ class CountTopologyTest {
 
     @Test
     void topologyNamesItsStore() {
-        assertThat(CountTopology.build(DEFAULTS.bursts()).describe().toString())
+        assertThat(CountTopology.build(Namespace.DEFAULT, DEFAULTS.bursts()).describe().toString())
                 .contains(CountTopology.ITEM_COUNTS_STORE, "fold-counts", Topics.ITEM_COUNTS.name());
     }
 }

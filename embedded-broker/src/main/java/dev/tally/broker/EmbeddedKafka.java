@@ -62,21 +62,39 @@ public final class EmbeddedKafka implements AutoCloseable {
 
     private final List<Node> nodes;
     private final String clusterId;
+    private final Security security;
     private volatile List<HangingTransactions.Open> unjudged = List.of();
 
-    private EmbeddedKafka(List<Node> nodes, String clusterId) {
+    /**
+     * How clients reach the nodes: the client listener's security protocol, the broker settings it needs (TLS, SASL,
+     * an authorizer), and what the storage format adds (SCRAM credentials). The controller listener stays plaintext.
+     */
+    public record Security(String protocol, java.util.Map<String, String> brokerSettings, List<String> formatArgs) {
+        static final Security NONE = new Security("PLAINTEXT", java.util.Map.of(), List.of());
+    }
+
+    private EmbeddedKafka(List<Node> nodes, String clusterId, Security security) {
         this.nodes = nodes;
         this.clusterId = clusterId;
+        this.security = security;
     }
 
     /**
      * Formats {@code logDir} if needed and starts one node on 127.0.0.1:{@code port} (0 picks a free port).
      */
     public static EmbeddedKafka start(Path logDir, int port) {
+        return start(logDir, port, Security.NONE);
+    }
+
+    /**
+     * One node as {@link #start(Path, int)}, its client listener secured as {@code security} says: a cluster such as
+     * managed Kafka offers, for tests of clients against TLS, SASL and ACLs.
+     */
+    public static EmbeddedKafka start(Path logDir, int port, Security security) {
         try {
             Files.createDirectories(logDir);
             Node node = new Node(1, logDir, port == 0 ? FreePort.pick() : port, keptControllerPort(logDir));
-            EmbeddedKafka kafka = new EmbeddedKafka(List.of(node), clusterId(logDir));
+            EmbeddedKafka kafka = new EmbeddedKafka(List.of(node), clusterId(logDir), security);
             kafka.startNode(node);
             return kafka;
         } catch (IOException e) {
@@ -96,7 +114,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         }
         try {
             Files.createDirectories(logDir);
-            EmbeddedKafka kafka = new EmbeddedKafka(clusterNodes(logDir, brokers), clusterId(logDir));
+            EmbeddedKafka kafka = new EmbeddedKafka(clusterNodes(logDir, brokers), clusterId(logDir), Security.NONE);
             try {
                 kafka.onEveryNode("start", kafka::startNode);
             } catch (RuntimeException e) {
@@ -266,7 +284,7 @@ public final class EmbeddedKafka implements AutoCloseable {
         try {
             Properties props = props(node);
             boolean killed = nodes.size() == 1 && KilledIncarnation.leftIn(node.dir);
-            format(node.dir, clusterId, props);
+            format(node.dir, clusterId, props, security.formatArgs());
             CompletableFuture<Boolean> forgotten = killed ? KilledIncarnation.forget(node.id, node.controllerPort)
                     : CompletableFuture.completedFuture(false);
             KafkaRaftServer server = new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
@@ -290,11 +308,12 @@ public final class EmbeddedKafka implements AutoCloseable {
         p.put("node.id", Integer.toString(node.id));
         p.put("controller.quorum.voters", nodes.stream().map(n -> n.id + "@127.0.0.1:" + n.controllerPort)
                 .collect(Collectors.joining(",")));
-        p.put("listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
-        p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + node.brokerPort);
+        String client = security.protocol();
+        p.put("listeners", client + "://127.0.0.1:" + node.brokerPort + ",CONTROLLER://127.0.0.1:" + node.controllerPort);
+        p.put("advertised.listeners", client + "://127.0.0.1:" + node.brokerPort);
         p.put("controller.listener.names", "CONTROLLER");
-        p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.put("inter.broker.listener.name", "PLAINTEXT");
+        p.put("listener.security.protocol.map", client + ":" + client + ",CONTROLLER:PLAINTEXT");
+        p.put("inter.broker.listener.name", client);
         p.put("log.dirs", node.dir.toAbsolutePath().toString());
         p.put("num.partitions", "12");
         p.put("default.replication.factor", Integer.toString(replication));
@@ -321,6 +340,7 @@ public final class EmbeddedKafka implements AutoCloseable {
             p.put("num.io.threads", "2");
             p.put("background.threads", "2");
         }
+        p.putAll(security.brokerSettings());
         return p;
     }
 
@@ -333,15 +353,16 @@ public final class EmbeddedKafka implements AutoCloseable {
     }
 
     /** Formats a node's storage once (the id and quorum must not change after). */
-    private static void format(Path dir, String clusterId, Properties props) throws IOException {
+    private static void format(Path dir, String clusterId, Properties props, List<String> formatArgs) throws IOException {
         Files.createDirectories(dir);
         Path propsFile = dir.resolve("server.properties");
         try (var out = Files.newOutputStream(propsFile)) {
             props.store(out, "embedded Tally broker");
         }
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        int rc = StorageTool.execute(new String[] {"format", "-t", clusterId, "-c", propsFile.toString(),
-                "--ignore-formatted"}, new PrintStream(buf, true, StandardCharsets.UTF_8));
+        List<String> args = new ArrayList<>(List.of("format", "-t", clusterId, "-c", propsFile.toString(), "--ignore-formatted"));
+        args.addAll(formatArgs);
+        int rc = StorageTool.execute(args.toArray(String[]::new), new PrintStream(buf, true, StandardCharsets.UTF_8));
         if (rc != 0) {
             throw new IllegalStateException("formatting Kafka storage in " + dir + " failed: "
                     + buf.toString(StandardCharsets.UTF_8));

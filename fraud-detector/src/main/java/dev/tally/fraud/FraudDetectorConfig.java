@@ -2,10 +2,12 @@ package dev.tally.fraud;
 
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
+import dev.tally.schemas.Namespace;
 import java.time.Duration;
 
 /**
- * @param applicationId      {@code TALLY_FRAUD_APP_ID} [tally-fraud-detector]: its own, so it scales and fails alone
+ * @param namespace          {@code TALLY_NAMESPACE} [tally]: its topics, and its application id {@code <namespace>-fraud-detector}
+ *                           (its own, so it scales and fails alone)
  * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms: {@link KafkaSettings#commitInterval}]
  * @param clusterVoters      {@code TALLY_CLUSTER_VOTERS} [10]: more distinct voters than this from one network ...
  * @param clusterWindow      {@code TALLY_CLUSTER_WINDOW} [60s]: ... within this window → challenge the network
@@ -16,11 +18,11 @@ import java.time.Duration;
  *                           which the count-projector applies)
  * @param burstFloor         {@code TALLY_BURST_FLOOR} [30]: a window above max(floor, mean + 3σ) is a burst
  */
-public record FraudDetectorConfig(String applicationId, Duration commitInterval, int clusterVoters, Duration clusterWindow,
+public record FraudDetectorConfig(Namespace namespace, Duration commitInterval, int clusterVoters, Duration clusterWindow,
                                   Duration challengeFor, int networkDailyLimit, int networkItemDailyLimit,
                                   Duration burstWindow, int burstFloor) {
     public static FraudDetectorConfig from(Env env) {
-        return new FraudDetectorConfig(env.string("TALLY_FRAUD_APP_ID", "tally-fraud-detector"),
+        return new FraudDetectorConfig(KafkaSettings.namespace(env),
                 KafkaSettings.commitInterval(env),
                 env.integer("TALLY_CLUSTER_VOTERS", 10, 1, 1_000_000),
                 env.duration("TALLY_CLUSTER_WINDOW", Duration.ofSeconds(60), Duration.ofSeconds(1), Duration.ofDays(1)),
@@ -29,5 +31,9 @@ public record FraudDetectorConfig(String applicationId, Duration commitInterval,
                 env.integer("TALLY_NETWORK_ITEM_DAILY_LIMIT", 10, 1, 1_000_000),
                 env.duration("TALLY_BURST_WINDOW", Duration.ofMinutes(5), Duration.ofSeconds(1), Duration.ofDays(1)),
                 env.integer("TALLY_BURST_FLOOR", 30, 1, 1_000_000_000)); // so high it is off: ./tally bench's load
+    }
+
+    public String applicationId() {
+        return namespace.id("fraud-detector");
     }
 }

@@ -30,8 +30,8 @@ public final class FraudTopology {
     private FraudTopology() {}
 
     public static Topology build(FraudDetectorConfig config) {
-        var networks = Topics.NETWORK_COMMANDS;
-        var flags = Topics.FRAUD_FLAGS;
+        var networks = config.namespace().topic(Topics.NETWORK_COMMANDS);
+        var flags = config.namespace().topic(Topics.FRAUD_FLAGS);
         StreamsBuilder builder = new StreamsBuilder();
         // cached: a busy network is rewritten on every one of its votes, its changelog only once per commit
         builder.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(NETWORK_STORE),

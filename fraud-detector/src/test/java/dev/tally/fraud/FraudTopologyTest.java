@@ -1,5 +1,6 @@
 package dev.tally.fraud;
 
+import dev.tally.schemas.Namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.schema.CommandAction;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.Test;
 /** Every network rule of the fraud-detector at its edges, with explicit command times (bursts: the count-projector's {@code BurstWatchTest}). */
 class FraudTopologyTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
-    private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig("t", Duration.ofMillis(100), 10,
+    private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig(Namespace.DEFAULT, Duration.ofMillis(100), 10,
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, VoteCommandBatch> networks;
@@ -142,7 +143,7 @@ class FraudTopologyTest {
      */
     @Test
     void theCappedWindowChallengesExactlyWhenAnUncappedOneWould() {
-        FraudDetectorConfig config = new FraudDetectorConfig("t", Duration.ofMillis(100), 5, Duration.ofSeconds(30),
+        FraudDetectorConfig config = new FraudDetectorConfig(Namespace.DEFAULT, Duration.ofMillis(100), 5, Duration.ofSeconds(30),
                 Duration.ofSeconds(60), 1_000_000, 1_000_000, Duration.ofMinutes(5), 1_000_000);
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-model-test");

@@ -64,10 +64,12 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
     private final SchemaReaders readers;
     private long lastUnreadableWarning = System.nanoTime() - TimeUnit.MINUTES.toNanos(2); // batcher thread only
     private final long writtenFingerprint = Topics.VOTE_COMMANDS.fingerprints().orElseThrow().writtenFingerprint();
+    private final String commandsTopic;
 
     public CommandGateway(KafkaSettings kafka, int replyPartition, Duration sendTimeout) {
         checkReplyPartition(replyPartition, kafka);
         var commands = Topics.VOTE_COMMANDS;
+        this.commandsTopic = kafka.topic(commands).name();
         this.producer = new KafkaProducer<>(kafka.producerProps("tally-ingest-api", sendTimeout),
                 commands.keySerde().serializer(), commands.valueSerde().serializer());
         Properties c = kafka.clientProps("tally-ingest-outcomes-" + replyPartition);
@@ -76,7 +78,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         c.put(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 20);
         var consumer = new KafkaConsumer<>(c, Topics.VOTE_OUTCOMES.keySerde().deserializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().deserializer());
-        this.replyPartition = new TopicPartition(Topics.VOTE_OUTCOMES.name(), replyPartition);
+        this.replyPartition = new TopicPartition(kafka.topic(Topics.VOTE_OUTCOMES).name(), replyPartition);
         consumer.assign(List.of(this.replyPartition));
         consumer.seekToEnd(List.of(this.replyPartition));
         // resolve the position now, so no answer to a command sent after this returns can be skipped
@@ -155,12 +157,12 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
         Map<Integer, List<Queued>> byPartition = new LinkedHashMap<>();
         int partitions;
         try {
-            partitions = producer.partitionsFor(Topics.VOTE_COMMANDS.name()).size();
+            partitions = producer.partitionsFor(commandsTopic).size();
         } catch (RuntimeException e) { // metadata not available within max.block.ms
             taken.forEach(q -> fail(q, e));
             return;
         }
-        var unreadable = readers.cannotRead(Topics.VOTE_COMMANDS.name(), writtenFingerprint);
+        var unreadable = readers.cannotRead(commandsTopic, writtenFingerprint);
         if (unreadable.isPresent()) {
             if (System.nanoTime() - lastUnreadableWarning > TimeUnit.MINUTES.toNanos(1)) {
                 lastUnreadableWarning = System.nanoTime();
@@ -180,7 +182,7 @@ public final class CommandGateway implements CommandSink, AutoCloseable {
             List<VoteCommand> commands = new ArrayList<>(queued.size());
             queued.forEach(q -> commands.add(q.command()));
             try {
-                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), partition, commands.get(0).getVoter(),
+                producer.send(new ProducerRecord<>(commandsTopic, partition, commands.get(0).getVoter(),
                         new VoteCommandBatch(commands)), (md, e) -> queued.forEach(q -> {
                             if (e != null) {
                                 fail(q, e);

@@ -65,7 +65,7 @@ public record IngestConfig(String httpHost, int httpPort, Duration syncTimeout, 
     }
 
     public static IngestConfig from(Env env, Profile profile) {
-        Optional<String> adminToken = env.get("TALLY_ADMIN_TOKEN");
+        Optional<String> adminToken = env.secret("TALLY_ADMIN_TOKEN");
         if (!profile.isDev() && adminToken.isEmpty()) {
             throw new Env.ConfigException("TALLY_ADMIN_TOKEN is required outside the dev profile");
         }

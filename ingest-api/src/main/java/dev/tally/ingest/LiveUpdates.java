@@ -123,7 +123,7 @@ public final class LiveUpdates implements AutoCloseable {
         // change of every item, most of this thread's work when nobody watches
         var counts = Topics.ITEM_COUNTS.valueSerde().deserializer();
         var consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(), new ByteArrayDeserializer());
-        List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()
+        List<TopicPartition> partitions = consumer.partitionsFor(kafka.topic(Topics.ITEM_COUNTS).name(), Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
         consumer.assign(partitions);
         consumer.seekToEnd(partitions);

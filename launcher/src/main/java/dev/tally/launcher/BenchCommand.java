@@ -568,7 +568,7 @@ final class BenchCommand implements Callable<Integer> {
     private static int commandPartitions(KafkaSettings kafka) {
         try (var consumer = new KafkaConsumer<>(kafka.clientProps("tally-bench-meta"), new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
-            return consumer.partitionsFor(Topics.VOTE_COMMANDS.name()).size();
+            return consumer.partitionsFor(kafka.topic(Topics.VOTE_COMMANDS).name()).size();
         }
     }
 

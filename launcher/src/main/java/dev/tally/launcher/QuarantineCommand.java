@@ -37,7 +37,7 @@ final class QuarantineCommand implements Callable<Integer> {
                         .filter(r -> r.getStatus() == QuarantineStatus.HELD)
                         .sorted(Comparator.comparing(QuarantineRecord::getDecidedAt)).toList();
                 if (held.isEmpty()) {
-                    System.out.println("no held votes (" + Topics.QUARANTINE.name() + " holds none waiting for a decision)");
+                    System.out.println("no held votes (" + kafka.topic(Topics.QUARANTINE).name() + " holds none waiting for a decision)");
                 }
                 held.forEach(r -> System.out.printf("%s  %s:%s  vote=%d reaction=%s  since %s  %s%n", r.getCommandId(),
                                 r.getCommand().getItemType(), r.getCommand().getItemId(), r.getCommand().getVoteValue(),

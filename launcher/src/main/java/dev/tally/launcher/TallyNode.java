@@ -4,6 +4,7 @@ import dev.tally.broker.FreePort;
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.DeadLetterWatch;
 import dev.tally.common.Env;
+import dev.tally.common.KafkaAccess;
 import dev.tally.common.NativeHeapTrim;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
@@ -78,6 +79,7 @@ public final class TallyNode implements AutoCloseable {
     private CountProjector projector;
     private Javalin http;
     private String adminToken;
+    private boolean adminTokenGiven;
     private DeadLetterWatch deadLetters;
 
     private TallyNode(Runtime runtime) {
@@ -150,7 +152,10 @@ public final class TallyNode implements AutoCloseable {
 
     private void startServices(Env env, Set<Service> services) {
         closeables.add(NativeHeapTrim.start(NativeHeapTrim.interval(env)));
+        // a permission Kafka withholds stops the start here, named, before any service retries against it
+        KafkaAccess.check(runtime.kafka());
         TopicAdmin.ensureTopics(runtime.kafka());
+        KafkaAccess.checkTopics(runtime.kafka());
         deadLetters = new DeadLetterWatch(runtime.kafka(), metrics);
         closeables.add(deadLetters);
         if (services.contains(Service.INGEST_API) && env.integer("TALLY_HTTP_PORT", 8080, 0, 65535) == 0) {
@@ -186,6 +191,7 @@ public final class TallyNode implements AutoCloseable {
 
     private void startIngest(Env env) {
         IngestConfig config = IngestConfig.from(env, runtime.profile());
+        adminTokenGiven = config.adminToken().isPresent();
         adminToken = config.adminToken().orElseGet(() ->
                 HexFormat.of().formatHex(runtime.secrets().derive("admin-token")).substring(0, 32));
         CountsQuery counts = projector != null ? projector : remoteCounts(config);
@@ -268,6 +274,24 @@ public final class TallyNode implements AutoCloseable {
         return streams.stream().allMatch(StreamsService::isRunning);
     }
 
+    /**
+     * Waits until {@link #ready()}, at most {@code timeout}; returns whether it got there.
+     *
+     * @throws Env.ConfigException when a Streams application stopped for good because Kafka refused it, naming why
+     */
+    public boolean awaitReady(Duration timeout) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!ready() && System.nanoTime() < deadline) {
+            for (StreamsService s : streams) {
+                if (s.failure() != null) {
+                    throw new Env.ConfigException(s.failure());
+                }
+            }
+            Thread.sleep(50);
+        }
+        return ready();
+    }
+
     /** What {@code /readyz} warns of while ready: dead letters not replayed. */
     public List<String> warnings() {
         return deadLetters == null ? List.of() : deadLetters.warnings();
@@ -289,6 +313,11 @@ public final class TallyNode implements AutoCloseable {
 
     public String adminToken() {
         return adminToken;
+    }
+
+    /** The admin token as {@code ./tally up} may print it: one it derived (dev); one it was given, never. */
+    public String adminTokenToShow() {
+        return adminTokenGiven ? "(as configured)" : adminToken;
     }
 
     public Runtime runtime() {

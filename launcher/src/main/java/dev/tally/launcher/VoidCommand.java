@@ -63,7 +63,7 @@ final class VoidCommand implements Callable<Integer> {
         if (!retractions.isEmpty()) { // one batch: one voter's commands all go to the voter's partition
             try (var producer = new KafkaProducer<>(kafka.producerProps("tally-void", Duration.ofSeconds(15)),
                     Topics.VOTE_COMMANDS.keySerde().serializer(), Topics.VOTE_COMMANDS.valueSerde().serializer())) {
-                producer.send(new ProducerRecord<>(Topics.VOTE_COMMANDS.name(), voter, new VoteCommandBatch(retractions)))
+                producer.send(new ProducerRecord<>(kafka.topic(Topics.VOTE_COMMANDS).name(), voter, new VoteCommandBatch(retractions)))
                         .get(15, java.util.concurrent.TimeUnit.SECONDS);
             }
         }

@@ -1,5 +1,6 @@
 package dev.tally.launcher;
 
+import dev.tally.schemas.Namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.fraud.FraudDetectorConfig;
@@ -62,7 +63,7 @@ class AttackSimulationTest {
         Properties props = new Properties();
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sim-processor");
-        VoteProcessorConfig pc = new VoteProcessorConfig("sim", Duration.ofMillis(100), Duration.ofMillis(100),
+        VoteProcessorConfig pc = new VoteProcessorConfig(Namespace.DEFAULT, Duration.ofMillis(100), Duration.ofMillis(100),
                 Duration.ofHours(24), 1, false, new VoteProcessorConfig.VoterLimits(60, Duration.ofSeconds(60), 1000),
                 VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1));
         Properties fprops = new Properties();
@@ -71,7 +72,7 @@ class AttackSimulationTest {
         FraudDetectorConfig fc = FraudDetectorConfig.from(dev.tally.common.Env.of(Map.of()));
         try (var processor = new TopologyTestDriver(VoteTopology.build(pc, 1), props, T0);
              var fraud = new TopologyTestDriver(FraudTopology.build(fc), fprops, T0);
-             var projector = new TopologyTestDriver(CountTopology.build(ItemWatch.of(fc)), projectorProps(props), T0)) {
+             var projector = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, ItemWatch.of(fc)), projectorProps(props), T0)) {
             var commands = processor.createInputTopic(Topics.VOTE_COMMANDS.name(), Topics.VOTE_COMMANDS.keySerde().serializer(),
                     Topics.VOTE_COMMANDS.valueSerde().serializer());
             var processorFlags = processor.createInputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().serializer(),

@@ -30,7 +30,10 @@ class DocsTest {
     private static final Pattern HEADING = Pattern.compile("(?m)^#{1,6} (.+)$");
     private static final Pattern CODE_VARIABLE = Pattern.compile("\"(TALLY_[A-Z0-9_]+)\"");
     private static final Pattern SCRIPT_VARIABLE = Pattern.compile("TALLY_[A-Z0-9_]+");
-    private static final Pattern DOCUMENTED_VARIABLE = Pattern.compile("(?m)^\\| `(TALLY_[A-Z0-9_]+)` \\|");
+    /** A table row's variable; {@code TALLY_KAFKA_<NAME>} documents the family {@code TALLY_KAFKA_}. */
+    private static final Pattern DOCUMENTED_VARIABLE = Pattern.compile("(?m)^\\| `(TALLY_[A-Z0-9_]+)(?:<NAME>)?` \\|");
+    /** {@code env.secret("TALLY_X")} or {@code env.secret(CONSTANT)}: the code reads {@code TALLY_X_FILE} too. */
+    private static final Pattern SECRET = Pattern.compile("\\.secret\\((?:\"(TALLY_[A-Z0-9_]+)\"|([A-Z_]+))\\)");
     private static final Pattern DATED = Pattern.compile("20\\d\\d-[01]\\d-[0-3]\\d|[0-2]\\d:[0-5]\\d UTC");
 
     @Test
@@ -62,8 +65,11 @@ class DocsTest {
     void theConfigurationPageListsExactlyTheVariablesTheCodeReads() throws IOException {
         Set<String> read = new TreeSet<>();
         try (Stream<Path> files = Files.walk(ROOT)) {
-            files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/"))
-                    .forEach(f -> CODE_VARIABLE.matcher(read(f)).results().forEach(r -> read.add(r.group(1))));
+            files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/")).forEach(f -> {
+                String source = read(f);
+                CODE_VARIABLE.matcher(source).results().forEach(r -> read.add(r.group(1)));
+                SECRET.matcher(source).results().forEach(r -> read.add(secretName(source, r) + "_FILE"));
+            });
         }
         SCRIPT_VARIABLE.matcher(read(ROOT.resolve("tally"))).results().forEach(r -> read.add(r.group()));
         Set<String> documented = new TreeSet<>();
@@ -107,6 +113,16 @@ class DocsTest {
             read(doc).lines().filter(l -> DATED.matcher(l).find()).forEach(l -> dated.add(ROOT.relativize(doc) + ": " + l));
         }
         assertThat(dated).as("lines that date a run or name an hour").isEmpty();
+    }
+
+    /** The variable of a {@code secret(…)} call: its literal, or the string constant it names in the same source. */
+    private static String secretName(String source, java.util.regex.MatchResult call) {
+        if (call.group(1) != null) {
+            return call.group(1);
+        }
+        Matcher constant = Pattern.compile(call.group(2) + " = \"(TALLY_[A-Z0-9_]+)\"").matcher(source);
+        assertThat(constant.find()).as("the constant %s", call.group(2)).isTrue();
+        return constant.group(1);
     }
 
     /** README.md, CONTRIBUTING.md, CHANGELOG.md and every Markdown file under docs/. */

@@ -93,7 +93,7 @@ public final class Topics {
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
             new Topic<>("tally.dead-letters", Serdes.ByteArray(), Serdes.ByteArray(), false, days(30));
 
-    /** Every topic Tally owns, in dataflow order; created at start-up with the configured partitions. */
+    /** Every topic Tally owns, in dataflow order, as the default namespace names them ({@link Namespace#topics()}). */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, NETWORK_COMMANDS, ITEM_COUNTS, QUARANTINE,
                     REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
@@ -103,10 +103,16 @@ public final class Topics {
         return new ItemKey(itemType, itemId).toString();
     }
 
+    /**
+     * The catalogue's topic of this name in any namespace ({@code staging.vote-events} is {@link #VOTE_EVENTS}), for
+     * its serdes and settings.
+     */
     public static Topic<?, ?> byName(String name) {
-        return ALL.stream().filter(t -> t.name().equals(name)).findFirst()
+        int dot = name.indexOf('.');
+        String local = name.substring(dot + 1);
+        return ALL.stream().filter(t -> dot > 0 && t.localName().equals(local)).findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown topic '" + name + "'; known: "
-                        + ALL.stream().map(Topic::name).toList()));
+                        + ALL.stream().map(Topic::name).toList() + " (in any namespace)"));
     }
 
     /**

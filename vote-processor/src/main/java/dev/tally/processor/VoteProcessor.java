@@ -36,7 +36,7 @@ public final class VoteProcessor implements VoterStateQuery, AutoCloseable {
         var props = runtime.kafka().streamsProps(config.applicationId(), runtime.stateDir(config.applicationId()),
                 config.commitInterval(), self == null ? null : self.host() + ":" + self.port());
         var service = new StreamsService("vote-processor",
-                VoteTopology.build(config, TopicAdmin.partitions(runtime.kafka(), Topics.COUNT_DELTAS.name())), props);
+                VoteTopology.build(config, TopicAdmin.partitions(runtime.kafka(), runtime.kafka().topic(Topics.COUNT_DELTAS).name())), props);
         return new VoteProcessor(service.start(runtime.kafka()), self);
     }
 

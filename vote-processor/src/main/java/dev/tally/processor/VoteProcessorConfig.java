@@ -2,10 +2,11 @@ package dev.tally.processor;
 
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
+import dev.tally.schemas.Namespace;
 import java.time.Duration;
 
 /**
- * @param applicationId      {@code TALLY_PROCESSOR_APP_ID} [tally-vote-processor]
+ * @param namespace          {@code TALLY_NAMESPACE} [tally]: its topics, and its application id {@code <namespace>-vote-processor}
  * @param commitInterval     {@code TALLY_COMMIT_INTERVAL} [100ms: {@link KafkaSettings#commitInterval}]: transaction length; sets POST latency
  * @param deltaFlushInterval {@code TALLY_DELTA_FLUSH_INTERVAL} [100ms]: how often pending count deltas leave (an item's first change in an interval leaves at once)
  * @param idempotencyTtl     {@code TALLY_IDEMPOTENCY_TTL} [24h]: how long an Idempotency-Key is remembered
@@ -15,7 +16,7 @@ import java.time.Duration;
  * @param weighting          how much a young voter's vote weighs in the weighted score
  * @param reviewDelay        {@code TALLY_REVIEW_DELAY} [1h]: after it, the review job decides a held vote
  */
-public record VoteProcessorConfig(String applicationId, Duration commitInterval, Duration deltaFlushInterval,
+public record VoteProcessorConfig(Namespace namespace, Duration commitInterval, Duration deltaFlushInterval,
                                   Duration idempotencyTtl, int catalogVersion, boolean requireCatalog,
                                   VoterLimits voterLimits, Weighting weighting, Duration reviewDelay) {
 
@@ -82,12 +83,16 @@ public record VoteProcessorConfig(String applicationId, Duration commitInterval,
     }
 
     public static VoteProcessorConfig from(Env env) {
-        return new VoteProcessorConfig(env.string("TALLY_PROCESSOR_APP_ID", "tally-vote-processor"),
+        return new VoteProcessorConfig(KafkaSettings.namespace(env),
                 KafkaSettings.commitInterval(env),
                 env.duration("TALLY_DELTA_FLUSH_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1), Duration.ofMinutes(1)),
                 env.duration("TALLY_IDEMPOTENCY_TTL", Duration.ofHours(24), Duration.ofSeconds(1), Duration.ofDays(30)),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
                 VoterLimits.from(env), Weighting.from(env), env.duration("TALLY_REVIEW_DELAY", Duration.ofHours(1), Duration.ZERO, Duration.ofDays(30)));
+    }
+
+    public String applicationId() {
+        return namespace.id("vote-processor");
     }
 }

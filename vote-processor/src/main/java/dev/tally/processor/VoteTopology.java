@@ -10,6 +10,7 @@ import dev.tally.schema.VoterQuota;
 import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topic;
+import dev.tally.schemas.Namespace;
 import dev.tally.schemas.Topics;
 import java.util.Optional;
 import java.util.Set;
@@ -54,15 +55,16 @@ public final class VoteTopology {
 
     /** @param deltaPartitions the partitions of {@code tally.count-deltas}: each delta batch holds one partition's items */
     public static Topology build(VoteProcessorConfig config, int deltaPartitions) {
-        var commands = Topics.VOTE_COMMANDS;
+        Namespace ns = config.namespace();
+        var commands = ns.topic(Topics.VOTE_COMMANDS);
         Topology topology = new Topology();
-        addGlobalTable(topology, Topics.REACTION_TYPES, REACTION_TYPES_STORE);
-        addGlobalTable(topology, Topics.ITEM_CATALOG, ITEM_CATALOG_STORE);
-        addGlobalTable(topology, Topics.FRAUD_FLAGS, FRAUD_FLAGS_STORE);
+        addGlobalTable(topology, ns.topic(Topics.REACTION_TYPES), REACTION_TYPES_STORE);
+        addGlobalTable(topology, ns.topic(Topics.ITEM_CATALOG), ITEM_CATALOG_STORE);
+        addGlobalTable(topology, ns.topic(Topics.FRAUD_FLAGS), FRAUD_FLAGS_STORE);
         topology.addSource(SOURCE, commands.keySerde().deserializer(), commands.valueSerde().deserializer(),
                 commands.name());
         // decisions are keyed by voter like the commands (co-partitioned), so they reach the task holding the vote
-        var decisions = Topics.QUARANTINE_DECISIONS;
+        var decisions = ns.topic(Topics.QUARANTINE_DECISIONS);
         topology.addSource(DECISIONS_SOURCE, decisions.keySerde().deserializer(), decisions.valueSerde().deserializer(),
                 decisions.name());
         topology.addProcessor(RESOLVER, () -> new VoteResolver(config, deltaPartitions), SOURCE, DECISIONS_SOURCE);
@@ -84,15 +86,15 @@ public final class VoteTopology {
                 Serdes.String(), Serdes.Double()), RESOLVER);
         topology.addStateStore(Stores.keyValueStoreBuilder(RocksDbStores.persistent(PENDING_DELTAS_STORE),
                 Serdes.String(), AvroSerde.of(CountDelta.class)).withCachingEnabled(), RESOLVER);
-        topology.addSink(EVENTS_SINK, Topics.VOTE_EVENTS.name(), Serdes.String().serializer(),
+        topology.addSink(EVENTS_SINK, ns.topic(Topics.VOTE_EVENTS).name(), Serdes.String().serializer(),
                 Topics.VOTE_EVENTS.valueSerde().serializer(), RESOLVER);
-        topology.addSink(DELTAS_SINK, Topics.COUNT_DELTAS.name(), Serdes.String().serializer(),
+        topology.addSink(DELTAS_SINK, ns.topic(Topics.COUNT_DELTAS).name(), Serdes.String().serializer(),
                 Topics.COUNT_DELTAS.valueSerde().serializer(), RESOLVER);
-        topology.addSink(NETWORK_SINK, Topics.NETWORK_COMMANDS.name(), Serdes.String().serializer(),
+        topology.addSink(NETWORK_SINK, ns.topic(Topics.NETWORK_COMMANDS).name(), Serdes.String().serializer(),
                 Topics.NETWORK_COMMANDS.valueSerde().serializer(), RESOLVER);
-        topology.addSink(QUARANTINE_SINK, Topics.QUARANTINE.name(), Serdes.String().serializer(),
+        topology.addSink(QUARANTINE_SINK, ns.topic(Topics.QUARANTINE).name(), Serdes.String().serializer(),
                 Topics.QUARANTINE.valueSerde().serializer(), RESOLVER);
-        topology.addSink(OUTCOMES_SINK, Topics.VOTE_OUTCOMES.name(), Serdes.String().serializer(),
+        topology.addSink(OUTCOMES_SINK, ns.topic(Topics.VOTE_OUTCOMES).name(), Serdes.String().serializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().serializer(), new ReplyPartitioner(), RESOLVER);
         return topology;
     }

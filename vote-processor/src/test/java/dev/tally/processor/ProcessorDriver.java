@@ -1,5 +1,6 @@
 package dev.tally.processor;
 
+import dev.tally.schemas.Namespace;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.CountDelta;
@@ -31,7 +32,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 final class ProcessorDriver implements AutoCloseable {
     static final Duration FLUSH = Duration.ofMillis(100);
     static final Duration TTL = Duration.ofHours(24);
-    static final VoteProcessorConfig CONFIG = new VoteProcessorConfig("test", Duration.ofMillis(100), FLUSH, TTL, 1, false,
+    static final VoteProcessorConfig CONFIG = new VoteProcessorConfig(Namespace.DEFAULT, Duration.ofMillis(100), FLUSH, TTL, 1, false,
             VoteProcessorConfig.VoterLimits.NONE,
             VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1));
 

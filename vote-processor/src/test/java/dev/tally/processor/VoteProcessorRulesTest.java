@@ -1,5 +1,6 @@
 package dev.tally.processor;
 
+import dev.tally.schemas.Namespace;
 import static dev.tally.processor.ProcessorDriver.reaction;
 import static dev.tally.processor.ProcessorDriver.vote;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,7 +121,7 @@ class VoteProcessorRulesTest {
     @Test
     void shouldRefuseItemsTheCatalogueDoesNotListWhenRequired() {
         p.close();
-        p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100), ProcessorDriver.FLUSH,
+        p = new ProcessorDriver(new VoteProcessorConfig(Namespace.DEFAULT, Duration.ofMillis(100), ProcessorDriver.FLUSH,
                 ProcessorDriver.TTL, 1, true, VoteProcessorConfig.VoterLimits.NONE,
             VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1)));
         p.setItem("listed", ItemState.ACTIVE);

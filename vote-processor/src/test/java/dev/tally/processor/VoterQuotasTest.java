@@ -1,5 +1,6 @@
 package dev.tally.processor;
 
+import dev.tally.schemas.Namespace;
 import static dev.tally.processor.ProcessorDriver.vote;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -16,7 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The per-voter sliding window and daily quota, with explicit command times at their edges. */
 class VoterQuotasTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
-    private final ProcessorDriver p = new ProcessorDriver(new VoteProcessorConfig("t", Duration.ofMillis(100),
+    private final ProcessorDriver p = new ProcessorDriver(new VoteProcessorConfig(Namespace.DEFAULT, Duration.ofMillis(100),
             ProcessorDriver.FLUSH, ProcessorDriver.TTL, 1, false,
             new VoteProcessorConfig.VoterLimits(3, Duration.ofSeconds(60), 5), VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1)));
 

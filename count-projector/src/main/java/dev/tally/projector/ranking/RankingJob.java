@@ -53,6 +53,8 @@ public final class RankingJob implements AutoCloseable {
     private volatile boolean rereadRequested;
     private final KafkaProducer<String, RankingArtifact> producer;
     private final ScheduledThreadPoolExecutor scheduler;
+    private final String countsTopic;
+    private final String rankingsTopic;
 
     /**
      * Starts following the counts and schedules the first run at once.
@@ -67,13 +69,15 @@ public final class RankingJob implements AutoCloseable {
         this.interval = interval;
         this.cycle = new RankingCycle(new RankingValidator(interval.multipliedBy(RankingConfig.STALE_AFTER_INTERVALS)));
         this.files = new RankingFiles(outputDir);
+        this.countsTopic = kafka.topic(Topics.ITEM_COUNTS).name();
+        this.rankingsTopic = kafka.topic(Topics.RANKINGS).name();
         var props = kafka.clientProps("tally-ranking-job");
         props.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
         this.consumer = new KafkaConsumer<>(props, Topics.ITEM_COUNTS.keySerde().deserializer(),
                 Topics.ITEM_COUNTS.valueSerde().deserializer());
         try {
-            List<TopicPartition> partitions = consumer.partitionsFor(Topics.ITEM_COUNTS.name(), Duration.ofSeconds(30)).stream()
+            List<TopicPartition> partitions = consumer.partitionsFor(countsTopic, Duration.ofSeconds(30)).stream()
                     .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
             consumer.assign(partitions);
             consumer.seekToBeginning(partitions);
@@ -92,7 +96,7 @@ public final class RankingJob implements AutoCloseable {
         });
         scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false); // close() need not wait for the next run
         scheduler.execute(this::tick);
-        LOG.info("ranking job publishes every {} to {} and {}", interval, Topics.RANKINGS.name(), files.root());
+        LOG.info("ranking job publishes every {} to {} and {}", interval, rankingsTopic, files.root());
     }
 
     /** Convenience for the launcher. */
@@ -126,14 +130,14 @@ public final class RankingJob implements AutoCloseable {
         Duration next = interval;
         try {
             if (!caughtUp || rereadRequested) {
-                LOG.debug("ranking waits for {} to be read", Topics.ITEM_COUNTS.name());
+                LOG.debug("ranking waits for {} to be read", countsTopic);
                 next = CATCH_UP_CHECK;
             } else {
                 TopCandidates.Snapshot snapshot = candidates.snapshot();
                 publish(cycle.generate(snapshot.exact(), Instant.now()));
                 if (!snapshot.inexact().isEmpty()) {
                     LOG.info("the candidates no longer decide the ranking of {}: reading {} again", snapshot.inexact(),
-                            Topics.ITEM_COUNTS.name());
+                            countsTopic);
                     rereadRequested = true;
                     next = CATCH_UP_CHECK;
                 }
@@ -163,16 +167,16 @@ public final class RankingJob implements AutoCloseable {
         for (RankingArtifact artifact : artifacts) {
             String type = artifact.getItemType();
             try {
-                producer.send(new ProducerRecord<>(Topics.RANKINGS.name(), type, artifact), (meta, e) -> {
+                producer.send(new ProducerRecord<>(rankingsTopic, type, artifact), (meta, e) -> {
                     if (e != null) {
-                        LOG.warn("cannot publish the ranking of '{}' to {}", type, Topics.RANKINGS.name(), e);
+                        LOG.warn("cannot publish the ranking of '{}' to {}", type, rankingsTopic, e);
                     }
                 });
             } catch (RuntimeException e) {
                 if (scheduler.isShutdown()) {
                     throw e;
                 }
-                LOG.warn("cannot publish the ranking of '{}' to {}", type, Topics.RANKINGS.name(), e);
+                LOG.warn("cannot publish the ranking of '{}' to {}", type, rankingsTopic, e);
             }
         }
         producer.flush();

@@ -57,7 +57,7 @@ public final class Reconciler implements AutoCloseable {
     private KafkaProducer<String, CountDeltaBatch> producer;
 
     /**
-     * @param projectorApplicationId the count-projector's application id ({@code TALLY_PROJECTOR_APP_ID}),
+     * @param projectorApplicationId the count-projector's application id ({@code <namespace>-count-projector}),
      *                               whose committed offsets tell when a repair is reflected in the views
      */
     public Reconciler(KafkaSettings kafka, String projectorApplicationId) {
@@ -77,8 +77,8 @@ public final class Reconciler implements AutoCloseable {
      */
     public Report reconcile(Progress progress, Predicate<String> kept) {
         long start = System.nanoTime();
-        TopicSnapshot viewEnd = TopicSnapshot.take(admin, Topics.ITEM_COUNTS.name());
-        TopicSnapshot logEnd = TopicSnapshot.take(admin, Topics.VOTE_EVENTS.name());
+        TopicSnapshot viewEnd = TopicSnapshot.take(admin, kafka.topic(Topics.ITEM_COUNTS).name());
+        TopicSnapshot logEnd = TopicSnapshot.take(admin, kafka.topic(Topics.VOTE_EVENTS).name());
         Report.Builder report = new Report.Builder(kept);
         if (viewEnd.partitionCount() == logEnd.partitionCount()) {
             long total = logEnd.offsets();
@@ -92,7 +92,7 @@ public final class Reconciler implements AutoCloseable {
             }
         } else {
             LOG.warn("reconcile: {} has {} partitions and {} has {}: not co-partitioned, so every item is held at once",
-                    Topics.ITEM_COUNTS.name(), viewEnd.partitionCount(), Topics.VOTE_EVENTS.name(), logEnd.partitionCount());
+                    kafka.topic(Topics.ITEM_COUNTS).name(), viewEnd.partitionCount(), kafka.topic(Topics.VOTE_EVENTS).name(), logEnd.partitionCount());
             compare(viewEnd, logEnd, report, progress);
         }
         Report done = report.build(Duration.ofNanos(System.nanoTime() - start));
@@ -143,7 +143,7 @@ public final class Reconciler implements AutoCloseable {
         }
         List<Future<RecordMetadata>> sent = new ArrayList<>();
         for (ItemDrift item : drifting) {
-            sent.add(producer.send(new ProducerRecord<>(Topics.COUNT_DELTAS.name(), item.item(), Topics.batchOf(item.correction()))));
+            sent.add(producer.send(new ProducerRecord<>(kafka.topic(Topics.COUNT_DELTAS).name(), item.item(), Topics.batchOf(item.correction()))));
         }
         producer.flush();
         Map<TopicPartition, Long> offsets = new HashMap<>();
@@ -157,14 +157,14 @@ public final class Reconciler implements AutoCloseable {
             } catch (ExecutionException | TimeoutException e) {
                 Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
                 throw new IllegalStateException("writing the correction of " + item + " to "
-                        + Topics.COUNT_DELTAS.name() + " failed (" + items.size() + " of " + drifting.size()
+                        + kafka.topic(Topics.COUNT_DELTAS).name() + " failed (" + items.size() + " of " + drifting.size()
                         + " written): " + cause, cause);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while writing the correction of " + item, e);
             }
         }
-        LOG.info("reconcile: wrote corrections for {} items to {}", items.size(), Topics.COUNT_DELTAS.name());
+        LOG.info("reconcile: wrote corrections for {} items to {}", items.size(), kafka.topic(Topics.COUNT_DELTAS).name());
         return new Repair(items, offsets);
     }
 
@@ -184,7 +184,7 @@ public final class Reconciler implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
             throw new IllegalStateException("cannot read the offsets of the count-projector group '" + projectorGroup
-                    + "' on " + Topics.COUNT_DELTAS.name() + ": " + cause, cause);
+                    + "' on " + kafka.topic(Topics.COUNT_DELTAS).name() + ": " + cause, cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while reading the offsets of '" + projectorGroup + "'", e);

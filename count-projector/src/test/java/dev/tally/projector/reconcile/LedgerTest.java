@@ -1,5 +1,6 @@
 package dev.tally.projector.reconcile;
 
+import dev.tally.schemas.Namespace;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tally.common.Env;
@@ -153,7 +154,7 @@ class LedgerTest {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ledger-test");
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-        try (var driver = new TopologyTestDriver(CountTopology.build(CountProjectorConfig.from(Env.of(Map.of())).bursts()), props)) {
+        try (var driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, CountProjectorConfig.from(Env.of(Map.of())).bursts()), props)) {
             var deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
                     Topics.COUNT_DELTAS.valueSerde().serializer());
             for (VoteEvent e : events) {

@@ -8,6 +8,7 @@ import java.net.URISyntaxException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -53,10 +54,11 @@ public final class ChallengeConfig {
      *                             part of a message
      */
     public static ChallengeVerifier from(Env env, Profile profile) {
-        if (env.get(SECRET).isEmpty()) {
+        Optional<String> secret = env.secret(SECRET);
+        if (secret.isEmpty()) {
             return profile.isDev() ? new DevChallengeVerifier(profile) : Unconfigured.INSTANCE;
         }
-        return new TurnstileVerifier(url(env), env.get(SECRET).orElseThrow(), hostnames(env), action(env));
+        return new TurnstileVerifier(url(env), secret.get(), hostnames(env), action(env));
     }
 
     private static URI url(Env env) {

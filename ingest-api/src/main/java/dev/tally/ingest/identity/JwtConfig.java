@@ -65,7 +65,7 @@ public record JwtConfig(Optional<byte[]> hs256Secret, List<RSAKey> rs256Keys, Du
 
     public static JwtConfig from(Env env) {
         return new JwtConfig(
-                env.get("TALLY_JWT_SECRET").map(s -> s.getBytes(StandardCharsets.UTF_8)),
+                env.secret("TALLY_JWT_SECRET").map(s -> s.getBytes(StandardCharsets.UTF_8)),
                 env.get("TALLY_JWKS_FILE").map(JwtConfig::readJwks).orElse(List.of()),
                 env.duration("TALLY_JWT_CLOCK_SKEW", Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10)),
                 env.get("TALLY_JWT_ISSUER"),

@@ -9,7 +9,7 @@ import java.util.List;
  * A {@code ./tally} command in a child JVM on this one's class path, with the flags the {@code tally} script gives,
  * including the node's class-data archive when the script found one ({@code TALLY_NODE_ARCHIVE}).
  */
-final class ChildTally {
+public final class ChildTally {
     private ChildTally() {}
 
     /**
@@ -17,7 +17,7 @@ final class ChildTally {
      *               fixed at a third
      * @param direct {@code -XX:MaxDirectMemorySize}
      */
-    static ProcessBuilder command(int heapMb, String direct, String... args) {
+    public static ProcessBuilder command(int heapMb, String direct, String... args) {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xms" + heapMb / 2 + "m", "-Xmn" + heapMb / 3 + "m", "-Xmx" + heapMb + "m", "-XX:+UseSerialGC",
                 "-XX:MaxDirectMemorySize=" + direct,

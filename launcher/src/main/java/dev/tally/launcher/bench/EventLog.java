@@ -33,7 +33,7 @@ public final class EventLog {
      * complete. Returns whether that happened within {@code timeout}.
      */
     public static boolean awaitProcessed(KafkaSettings kafka, String group, Duration timeout) throws Exception {
-        return awaitCommitted(kafka, group, Topics.VOTE_COMMANDS.name(), timeout);
+        return awaitCommitted(kafka, group, kafka.topic(Topics.VOTE_COMMANDS).name(), timeout);
     }
 
     /**
@@ -94,7 +94,7 @@ public final class EventLog {
     /** Reads {@code tally.vote-events} read_committed from the beginning to its end into {@code audit}. */
     public static LogAudit read(KafkaSettings kafka, LogAudit audit) {
         var decoder = Topics.VOTE_EVENTS.valueSerde().deserializer();
-        readToEnd(kafka, Topics.VOTE_EVENTS.name(), "tally-bench-log", r -> {
+        readToEnd(kafka, kafka.topic(Topics.VOTE_EVENTS).name(), "tally-bench-log", r -> {
             if (r.value() == null) {
                 return;
             }

@@ -51,7 +51,7 @@ public final class ViewFollower implements AutoCloseable {
     /** Follows the views; with {@code keepTimeline}, every sample is kept for {@link #writeTimeline}. */
     public ViewFollower(KafkaSettings kafka, boolean keepTimeline) {
         this.timeline = keepTimeline ? new ArrayList<>() : null;
-        consumer = EventLog.fromBeginning(kafka, "tally-bench-views", Topics.ITEM_COUNTS.name(), new StringDeserializer());
+        consumer = EventLog.fromBeginning(kafka, "tally-bench-views", kafka.topic(Topics.ITEM_COUNTS).name(), new StringDeserializer());
         parts = List.copyOf(consumer.assignment());
         thread = new Thread(this::follow, "bench-view-follower");
         thread.setDaemon(true);

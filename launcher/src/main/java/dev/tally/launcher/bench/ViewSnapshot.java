@@ -37,7 +37,7 @@ public final class ViewSnapshot {
         var keys = Topics.ITEM_COUNTS.keySerde().deserializer();
         var decoder = Topics.ITEM_COUNTS.valueSerde().deserializer();
         Map<String, View> views = new HashMap<>();
-        Map<TopicPartition, Long> ends = EventLog.readToEnd(kafka, Topics.ITEM_COUNTS.name(), "tally-bench-views", r -> {
+        Map<TopicPartition, Long> ends = EventLog.readToEnd(kafka, kafka.topic(Topics.ITEM_COUNTS).name(), "tally-bench-views", r -> {
             String item = keys.deserialize(r.topic(), r.key());
             if (r.value() == null) {
                 views.remove(item);
