@@ -5,6 +5,7 @@ import dev.tally.common.KafkaAccess;
 import dev.tally.common.KafkaSettings;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,13 +22,8 @@ final class AclsCommand implements Callable<Integer> {
             description = "the principal the node authenticates as, e.g. User:tally")
     String principal;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT",
-            description = "the cluster, for the commands [TALLY_BOOTSTRAP, else HOST:PORT]")
-    String bootstrap;
-
-    @Option(names = "--command-config", paramLabel = "FILE", defaultValue = "admin.properties",
-            description = "the properties file of an administrator allowed to add ACLs [${DEFAULT-VALUE}]")
-    String commandConfig;
+    @Mixin
+    AdminToolOptions tool;
 
     @Override
     public Integer call() {
@@ -36,11 +32,10 @@ final class AclsCommand implements Callable<Integer> {
         }
         Env env = Env.system();
         KafkaSettings kafka = KafkaSettings.from(env);
-        String cluster = bootstrap != null ? bootstrap : env.get("TALLY_BOOTSTRAP").orElse("HOST:PORT");
         System.out.println("# what a Tally node of namespace " + kafka.namespace() + " needs, as " + principal
                 + (kafka.createTopics() ? "" : " (TALLY_CREATE_TOPICS=false)"));
         for (KafkaAccess.Grant g : KafkaAccess.required(kafka)) {
-            System.out.println(g.command(principal, cluster, commandConfig));
+            System.out.println(g.command(principal, tool.cluster(env), tool.commandConfig));
         }
         return 0;
     }

@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.apache.kafka.clients.admin.NewTopic;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -24,12 +25,8 @@ final class TopicsCommand implements Callable<Integer> {
             description = "kafka-topics commands, or Strimzi KafkaTopic resources [${DEFAULT-VALUE}]")
     String format;
 
-    @Option(names = "--bootstrap", paramLabel = "HOST:PORT", description = "the cluster, for the commands [TALLY_BOOTSTRAP, else HOST:PORT]")
-    String bootstrap;
-
-    @Option(names = "--command-config", paramLabel = "FILE", defaultValue = "admin.properties",
-            description = "the properties file of an administrator allowed to create topics [${DEFAULT-VALUE}]")
-    String commandConfig;
+    @Mixin
+    AdminToolOptions tool;
 
     @Option(names = "--cluster", paramLabel = "NAME", defaultValue = "my-cluster",
             description = "the Strimzi Kafka cluster the resources belong to (label strimzi.io/cluster) [${DEFAULT-VALUE}]")
@@ -41,10 +38,9 @@ final class TopicsCommand implements Callable<Integer> {
         KafkaSettings kafka = KafkaSettings.from(env);
         switch (format) {
             case "commands" -> {
-                String servers = bootstrap != null ? bootstrap : env.get("TALLY_BOOTSTRAP").orElse("HOST:PORT");
                 for (NewTopic t : TopicAdmin.specs(kafka)) {
-                    StringBuilder line = new StringBuilder("kafka-topics.sh --bootstrap-server " + servers
-                            + " --command-config " + commandConfig + " --create --if-not-exists --topic " + t.name()
+                    StringBuilder line = new StringBuilder("kafka-topics.sh --bootstrap-server " + tool.cluster(env)
+                            + " --command-config " + tool.commandConfig + " --create --if-not-exists --topic " + t.name()
                             + " --partitions " + t.numPartitions() + " --replication-factor " + t.replicationFactor());
                     t.configs().forEach((k, v) -> line.append(" --config ").append(k).append('=').append(v));
                     System.out.println(line);
