@@ -14,6 +14,7 @@ import dev.tally.launcher.bench.KafkaLoad;
 import dev.tally.launcher.bench.LoadStats;
 import dev.tally.launcher.bench.LogAudit;
 import dev.tally.launcher.bench.PostgresBaseline;
+import dev.tally.launcher.bench.PostgresDoor;
 import dev.tally.launcher.bench.ProcessMemory;
 import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
@@ -153,7 +154,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(names = "--baseline", paramLabel = "postgres", description = "after the Tally run, the same votes on "
             + "the relational design (one transaction per vote) on a throwaway local PostgreSQL (installed with apt "
-            + "if missing), over --clients connections")
+            + "if missing), over --clients connections; with --path http, behind Javalin and a HikariCP pool of --clients"
+            + " connections, under the same HTTP load")
     String baseline;
 
     @Option(names = "--chaos", paramLabel = "K", description = "run the vote-processor as two separate processes "
@@ -210,7 +212,27 @@ final class BenchCommand implements Callable<Integer> {
             err.println("bench: chaos: " + result.chaosKills() + " of " + chaos + " kills delivered");
             exact = false;
         }
-        if (baseline != null) {
+        if (baseline != null && via.equals("http")) {
+            PostgresDoor.Run door = PostgresDoor.runLocal(load, result.warmupVotes(), target, clients, connections, rate,
+                    seconds, err);
+            PostgresBaseline.Result pg = door.result();
+            if (!pg.exact()) {
+                err.println("bench: postgres counters differ from its votes table: " + pg);
+            }
+            double ratio = pg.votesPerSecond() == 0 ? 0 : (double) result.ackVotesPerSecond() / pg.votesPerSecond();
+            Map<String, Object> figures = new LinkedHashMap<>();
+            figures.put("votes_per_s", pg.votesPerSecond());
+            figures.put("answer_p50_ms", door.answerP50Ms());
+            figures.put("answer_p99_ms", door.answerP99Ms());
+            figures.put("failed", pg.failed());
+            figures.put("tally_answered_to_postgres", Math.round(ratio * 100) / 100.0);
+            figures.put("what_it_leaves_out", "identity hashing, limits, idempotency, fraud rules, the event log");
+            err.printf("bench: over HTTP, Tally answered %,d votes/s (p99 %.0f ms), the PostgreSQL door %,d (p99 %.0f ms):"
+                    + " %.2f×%n", result.ackVotesPerSecond(), (Double) result.http().get("answer_p99_ms"), pg.votesPerSecond(),
+                    door.answerP99Ms(), ratio);
+            result = result.withPostgres(pg.votesPerSecond()).withHttp("postgres", figures);
+            exact &= pg.exact();
+        } else if (baseline != null) {
             PostgresBaseline.Result pg = PostgresBaseline.runLocal(load, result.warmupVotes(), target, clients, seconds, err);
             if (!pg.exact()) {
                 err.println("bench: postgres counters differ from its votes table: " + pg);

@@ -90,6 +90,16 @@ public record BenchResult(String workload, String path, long votes, long votesPe
                 requestsPerThousandVotes, http);
     }
 
+    /** This result with one more figure of the HTTP path ({@code http.<name>}). */
+    public BenchResult withHttp(String name, Object value) {
+        Map<String, Object> more = new LinkedHashMap<>(http == null ? Map.of() : http);
+        more.put(name, value);
+        return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
+                doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
+                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
+                requestsPerThousandVotes, more);
+    }
+
     public String toJson() {
         try {
             return JSON.writeValueAsString(fields());

@@ -140,6 +140,12 @@ public final class PostgresBaseline {
         double seconds = (System.nanoTime() - start) / 1e9;
         err.printf("%nbaseline postgres: %,d committed in %.1f s (%,d failed, %,d retried%s)%n", stats.acknowledged(),
                 seconds, stats.failed(), retries.get(), stats.firstError() == null ? "" : ", first: " + stats.firstError());
+        return check(jdbcUrl, workload, votes, warm, stats, retries.get(), seconds);
+    }
+
+    /** The run's result, with the tables checked against each other and against the committed votes. */
+    static Result check(String jdbcUrl, Workload workload, long votes, LoadStats warm, LoadStats stats, long retries,
+                        double seconds) throws SQLException {
         try (Connection c = DriverManager.getConnection(jdbcUrl); Statement s = c.createStatement()) {
             long counted = single(s, "SELECT coalesce(sum(upvotes) + sum(downvotes), 0) FROM vote_counts");
             long voteRows = single(s, "SELECT count(*) FROM votes WHERE vote_value <> 0");
@@ -151,7 +157,7 @@ public final class PostgresBaseline {
                     FULL JOIN vote_counts c USING (item_id, item_type)
                     WHERE coalesce(v.up, 0) <> coalesce(c.upvotes, 0) OR coalesce(v.down, 0) <> coalesce(c.downvotes, 0)""");
             return new Result(workload.cliName(), votes, warm.acknowledged(), stats.acknowledged(), stats.failed() + warm.failed(),
-                    retries.get(), counted, voteRows, mismatches, Math.round(seconds * 10) / 10.0,
+                    retries, counted, voteRows, mismatches, Math.round(seconds * 10) / 10.0,
                     Math.round(stats.acknowledged() / seconds), stats.firstError() != null ? stats.firstError() : warm.firstError());
         }
     }
@@ -206,12 +212,15 @@ public final class PostgresBaseline {
     }
 
     /** The write path on one connection (autocommit turned off), its statements prepared once. */
-    static final class Voter {
+    static final class Voter implements AutoCloseable {
         private final Connection connection;
         private final PreparedStatement insertVote;
         private final PreparedStatement lockVote;
         private final PreparedStatement updateVote;
         private final PreparedStatement addCounts;
+        private final PreparedStatement readCounts;
+        private long upvotes;
+        private long downvotes;
 
         Voter(Connection connection) throws SQLException {
             this.connection = connection;
@@ -225,7 +234,21 @@ public final class PostgresBaseline {
             addCounts = connection.prepareStatement("INSERT INTO vote_counts (item_id, item_type, upvotes, downvotes) "
                     + "VALUES (?, '" + Workload.ITEM_TYPE + "', ?, ?) ON CONFLICT (item_id, item_type) DO UPDATE "
                     + "SET upvotes = vote_counts.upvotes + excluded.upvotes, "
-                    + "downvotes = vote_counts.downvotes + excluded.downvotes");
+                    + "downvotes = vote_counts.downvotes + excluded.downvotes RETURNING upvotes, downvotes");
+            readCounts = connection.prepareStatement("SELECT upvotes, downvotes FROM vote_counts "
+                    + "WHERE item_id = ? AND item_type = '" + Workload.ITEM_TYPE + "'");
+        }
+
+        /** The item's counts after the last vote, as its transaction left them: {upvotes, downvotes}. */
+        long[] counts() {
+            return new long[] {upvotes, downvotes};
+        }
+
+        @Override
+        public void close() throws SQLException {
+            for (PreparedStatement s : List.of(insertVote, lockVote, updateVote, addCounts, readCounts)) {
+                s.close();
+            }
         }
 
         /**
@@ -263,7 +286,8 @@ public final class PostgresBaseline {
                     previous = rs.getShort(1);
                 }
                 if (previous == value) {
-                    return; // set mode: the same vote again changes nothing
+                    readCounts(item); // set mode: the same vote again changes nothing
+                    return;
                 }
                 updateVote.setShort(1, (short) value);
                 updateVote.setString(2, user);
@@ -271,12 +295,26 @@ public final class PostgresBaseline {
                 updateVote.executeUpdate();
             }
             if (previous == value) {
-                return; // a first vote of 0: nothing to count
+                readCounts(item); // a first vote of 0: nothing to count
+                return;
             }
             addCounts.setString(1, item);
             addCounts.setLong(2, Math.max(0, value) - Math.max(0, previous));
             addCounts.setLong(3, Math.max(0, -value) - Math.max(0, -previous));
-            addCounts.executeUpdate();
+            try (ResultSet rs = addCounts.executeQuery()) {
+                rs.next();
+                upvotes = rs.getLong(1);
+                downvotes = rs.getLong(2);
+            }
+        }
+
+        private void readCounts(String item) throws SQLException {
+            readCounts.setString(1, item);
+            try (ResultSet rs = readCounts.executeQuery()) {
+                boolean found = rs.next();
+                upvotes = found ? rs.getLong(1) : 0;
+                downvotes = found ? rs.getLong(2) : 0;
+            }
         }
 
         private void rollbackQuietly() {
