@@ -107,13 +107,11 @@ public record KafkaSettings(String bootstrap, Namespace namespace, int partition
     }
 
     /**
-     * {@code TALLY_COMMIT_INTERVAL} [100ms]: how long each Streams transaction runs, and so what a POST
-     * waits for its answer. A shorter interval answers sooner, but then an answer can outrun the count view:
-     * the next voter's answer can miss a vote answered just before it until the projector catches up
-     * (docs/decisions/0002-request-reply-over-kafka.md).
+     * {@code TALLY_COMMIT_INTERVAL} [20ms]: how long each Streams transaction runs, and so about what a POST waits for
+     * its answer (docs/decisions/0002-request-reply-over-kafka.md).
      */
     public static Duration commitInterval(Env env) {
-        return env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(100), Duration.ofMillis(1), Duration.ofMinutes(1));
+        return env.duration("TALLY_COMMIT_INTERVAL", Duration.ofMillis(20), Duration.ofMillis(1), Duration.ofMinutes(1));
     }
 
     /**

@@ -19,13 +19,13 @@ class KafkaSettingsTest {
     @Test
     void oneMachineGetsTwoPartitions() {
         assertThat(KafkaSettings.from(DEV).partitions()).isEqualTo(2);
-        assertThat(KafkaSettings.commitInterval(DEV)).isEqualTo(Duration.ofMillis(100));
+        assertThat(KafkaSettings.commitInterval(DEV)).isEqualTo(Duration.ofMillis(20));
     }
 
     @Test
-    void aClusterKeepsTwelvePartitionsAndStreamsDefaultCommits() {
+    void aClusterKeepsTwelvePartitionsAndCommitsEvery20Ms() {
         assertThat(KafkaSettings.from(PROD).partitions()).isEqualTo(12);
-        assertThat(KafkaSettings.commitInterval(PROD)).isEqualTo(Duration.ofMillis(100));
+        assertThat(KafkaSettings.commitInterval(PROD)).isEqualTo(Duration.ofMillis(20));
     }
 
     @Test
