@@ -396,6 +396,10 @@ final class BenchCommand implements Callable<Integer> {
             if (reads.errors() > 0) {
                 err.println("bench: " + reads.errors() + " of " + reads.reads() + " reads were not 200");
             }
+            if (reads.dropped() > 0) {
+                err.println("bench: " + reads.dropped() + " reads were due while " + ReadLoad.MAX_UNANSWERED
+                        + " were unanswered, and were not sent: the node did not keep the read pace");
+            }
             LogAudit.Tallies tallies = audit.tallies(warm.acknowledged() + stats.acknowledged());
             double sendSeconds = (sendEnd - start) / 1e9;
             double endToEnd = (Math.max(visibleEnd, sendEnd) - start) / 1e9;
@@ -413,7 +417,7 @@ final class BenchCommand implements Callable<Integer> {
                     follower.visible().percentileMillis(50), follower.visible().percentileMillis(99),
                     reads.latencies().percentileMillis(99), ProcessMemory.selfRssMb(),
                     Math.round(stats.acknowledged() / sendSeconds), stats.failed(), mismatches.size() + behind,
-                    reads.reads(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0, warm.acknowledged(),
+                    reads.reads(), reads.dropped(), follower.visible().count(), Math.round(endToEnd * 10) / 10.0, warm.acknowledged(),
                     drill == null ? null : drill.kills(), cpuPerVote, offsetsPerVote, requestsPerThousand,
                     http == null ? null : httpReport(http, stats, steps));
         }

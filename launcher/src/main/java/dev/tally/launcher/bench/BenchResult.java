@@ -17,6 +17,7 @@ import java.util.Map;
  *                        acknowledged vote is visible in the views
  * @param ackVotesPerSecond acknowledged votes per second of the send phase alone
  * @param viewMismatches  items whose view (latest {@code tally.item-counts}) differs from the log's totals
+ * @param readsDropped    reads of the read load that were due while too many were unanswered, and not sent
  * @param warmupVotes     votes of the warm-up (rounds until the JIT compiled little under load), in {@code acknowledged}
  *                        and the audit but in no rate, latency or CPU figure
  * @param chaosKills      SIGKILLs delivered to vote-processor processes ({@code --chaos}), else null
@@ -32,7 +33,7 @@ import java.util.Map;
 public record BenchResult(String workload, String path, long votes, long votesPerSecond, Long postgresVotesPerSecond,
                           long acknowledged, long counted, long lost, long doubleCounted,
                           Double visibleP50Ms, Double visibleP99Ms, Double readP99Ms, long rssMb,
-                          long ackVotesPerSecond, long failed, long viewMismatches, long reads, long visibleSamples,
+                          long ackVotesPerSecond, long failed, long viewMismatches, long reads, long readsDropped, long visibleSamples,
                           double seconds, long warmupVotes, Integer chaosKills,
                           Map<String, Double> cpuMicrosPerVote, Map<String, Double> logOffsetsPerVote,
                           Map<String, Double> requestsPerThousandVotes, Map<String, Object> http) {
@@ -63,6 +64,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         m.put("failed", failed);
         m.put("view_mismatches", viewMismatches);
         m.put("reads", reads);
+        m.put("reads_dropped", readsDropped);
         m.put("visible_samples", visibleSamples);
         m.put("seconds", seconds);
         m.put("warmup_votes", warmupVotes);
@@ -86,7 +88,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
     public BenchResult withPostgres(long postgresVotesPerSecond) {
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
+                readsDropped, visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
                 requestsPerThousandVotes, http);
     }
 
@@ -96,7 +98,7 @@ public record BenchResult(String workload, String path, long votes, long votesPe
         more.put(name, value);
         return new BenchResult(workload, path, votes, votesPerSecond, postgresVotesPerSecond, acknowledged, counted, lost,
                 doubleCounted, visibleP50Ms, visibleP99Ms, readP99Ms, rssMb, ackVotesPerSecond, failed, viewMismatches, reads,
-                visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
+                readsDropped, visibleSamples, seconds, warmupVotes, chaosKills, cpuMicrosPerVote, logOffsetsPerVote,
                 requestsPerThousandVotes, more);
     }
 

@@ -9,10 +9,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * distribution, anonymous) at a fixed rate, an open loop over its own {@link HttpDriver}: each read is sent
  * when it is due and its latency is measured from then, so a stalled server shows up in the percentiles
  * instead of silently slowing the load (no coordinated omission). Its figures count from {@link #measureFromNow}, so
- * the reads of the warm-up, while the JIT compiles the read path, are not in them.
+ * the reads of the warm-up, while the JIT compiles the read path, are not in them. A read due while
+ * {@value #MAX_UNANSWERED} are unanswered is not sent but counted as {@link #dropped}: a server that cannot keep the
+ * pace shows as dropped reads, not as a queue that grows until the bench runs out of memory.
  */
 public final class ReadLoad implements AutoCloseable {
     static final int CONNECTIONS = 64;
+    public static final int MAX_UNANSWERED = 4096;
 
     private volatile Figures figures = new Figures();
     private final AtomicLong unanswered = new AtomicLong();
@@ -29,8 +32,12 @@ public final class ReadLoad implements AutoCloseable {
             for (long n = 0; running && http != null; n++) {
                 long due = start + n * intervalNanos;
                 LoadStats.sleepUntil(due);
-                unanswered.incrementAndGet();
                 Figures counted = figures;
+                if (unanswered.get() >= MAX_UNANSWERED) {
+                    counted.dropped.incrementAndGet();
+                    continue;
+                }
+                unanswered.incrementAndGet();
                 http.send(http.get("/v1/votes/" + Workload.ITEM_TYPE + "/" + workload.item(random)), due, answer -> {
                     counted.record(answer);
                     unanswered.decrementAndGet();
@@ -46,6 +53,7 @@ public final class ReadLoad implements AutoCloseable {
         final Latencies latencies = new Latencies();
         final AtomicLong reads = new AtomicLong();
         final AtomicLong errors = new AtomicLong();
+        final AtomicLong dropped = new AtomicLong();
 
         void record(HttpDriver.Answer answer) {
             latencies.recordNanos(answer.latencyNanos());
@@ -71,6 +79,11 @@ public final class ReadLoad implements AutoCloseable {
 
     public long errors() {
         return figures.errors.get();
+    }
+
+    /** Reads that were due while {@value #MAX_UNANSWERED} were unanswered, and so not sent. */
+    public long dropped() {
+        return figures.dropped.get();
     }
 
     /** Stops sending, and waits (at most 15 s) for the reads in flight. */
