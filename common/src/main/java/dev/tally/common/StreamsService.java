@@ -45,9 +45,10 @@ public final class StreamsService implements AutoCloseable {
         this.props = props;
         this.streams = new KafkaStreams(topology, props);
         streams.setUncaughtExceptionHandler(e -> {
-            if (refusedByKafka(e) != null) {
+            Throwable refused = refusedByKafka(e);
+            if (refused != null) {
                 // a replaced thread would be refused again: stop, and say why
-                failure = name + " stopped: " + refusedByKafka(e).getMessage()
+                failure = name + " stopped: " + refused.getMessage()
                         + " (./tally acls prints every ACL a node needs)";
                 LOG.error(failure);
                 return StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
