@@ -17,7 +17,7 @@ import org.rocksdb.WriteBufferManager;
  * memtables are charged to it ({@code TALLY_ROCKSDB_MEMORY_MB}, 128 by default) — Kafka Streams' bounded
  * memory recipe. Streams' own default gives each store partition its own 50 MB cache and up to three
  * 16 MB memtables: with the vote-processor's 11 stores on each of 4 partitions, plus the other two applications,
- * that is a ceiling of several GiB that only grows with the data, beside a 384 MB heap. Every level keeps its bloom
+ * that is a ceiling of several GiB that only grows with the data, beside a heap of a few hundred MB. Every level keeps its bloom
  * filter, so a lookup of a key that is not there rarely reads a data block. Each table file's index and filter stay
  * with the open file, outside the cache: some 2 bytes per key that the cache does not bound ({@link #setConfig},
  * {@link #FILTER_BITS_PER_KEY}).

@@ -1,22 +1,12 @@
 package dev.tally.ingest;
 
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpFilter;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
-import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.util.Collections;
-import java.util.Enumeration;
 import java.util.Locale;
 
 /**
  * Whether an {@code Accept} header admits {@code text/event-stream} (RFC 9110 §12.5.1): no header, or a media
  * range {@code text/event-stream}, {@code text/*} or {@code *}{@code /*} with a quality above 0. So
  * {@code curl -N} ({@code Accept: *}{@code /*}) and EventSource both get the stream; only an Accept that
- * excludes it is refused. Javalin's own SSE handler starts a stream only when the header names
- * {@code text/event-stream} literally, so {@link Filter} presents an admitting Accept to it as exactly that.
+ * excludes it is refused.
  */
 final class EventStreamAccept {
     private EventStreamAccept() {}
@@ -48,29 +38,5 @@ final class EventStreamAccept {
             }
         }
         return 1;
-    }
-
-    /** On the stream's path: an Accept that admits the stream reaches Javalin as {@code text/event-stream}. */
-    static final class Filter extends HttpFilter {
-        @Override
-        protected void doFilter(HttpServletRequest req, HttpServletResponse res, FilterChain chain)
-                throws IOException, ServletException {
-            if (!admits(req.getHeader("Accept"))) {
-                chain.doFilter(req, res); // the route's validation answers 406
-                return;
-            }
-            chain.doFilter(new HttpServletRequestWrapper(req) {
-                @Override
-                public String getHeader(String name) {
-                    return "Accept".equalsIgnoreCase(name) ? "text/event-stream" : super.getHeader(name);
-                }
-
-                @Override
-                public Enumeration<String> getHeaders(String name) {
-                    return "Accept".equalsIgnoreCase(name) ? Collections.enumeration(java.util.List.of("text/event-stream"))
-                            : super.getHeaders(name);
-                }
-            }, res);
-        }
     }
 }

@@ -15,6 +15,7 @@ import dev.tally.schema.ReactionType;
 import dev.tally.ingest.ops.HttpMetrics;
 import dev.tally.ingest.ops.OpsRoutes;
 import io.javalin.Javalin;
+import io.micrometer.core.instrument.Gauge;
 import io.javalin.config.JavalinConfig;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -22,9 +23,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import jakarta.servlet.DispatcherType;
-import java.util.EnumSet;
-import org.eclipse.jetty.ee10.servlet.FilterHolder;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
@@ -43,6 +41,7 @@ public final class IngestApi {
     private static final Logger LOG = LoggerFactory.getLogger(IngestApi.class);
     /** The listen backlog (Linux caps it at {@code net.core.somaxconn}, 4,096 by default). */
     private static final int ACCEPT_QUEUE = 1024;
+    private static final int HTTP_THREADS = 200;
 
     /** What the API needs; the launcher wires it. */
     public record Deps(IngestConfig config, Identities identities, CommandSink gateway,
@@ -62,9 +61,8 @@ public final class IngestApi {
     public static Javalin create(Deps deps, Consumer<JavalinConfig> extraRoutes) {
         IngestConfig config = deps.config();
         Identities identities = deps.identities();
-        // each live stream holds a thread: room for all of them plus the ordinary requests; a POST waiting
-        // for its outcome holds none, and its answer is written on this same pool
-        QueuedThreadPool threads = new QueuedThreadPool(config.maxStreams() + 200, 8, 60_000);
+        // neither a live stream nor a POST waiting for its outcome holds a thread; answers are written on this pool
+        QueuedThreadPool threads = new QueuedThreadPool(HTTP_THREADS, 8, 60_000);
         threads.setName("tally-http");
         VoteHandler votes = new VoteHandler(config, identities, deps.gateway(), deps.counts(), deps.reactions(), deps.catalog(),
                 deps.metrics(), new FraudGate(deps.flags(), deps.challenges()), threads);
@@ -73,6 +71,8 @@ public final class IngestApi {
         ReadHandler reads = new ReadHandler(identities, deps.counts(), deps.voterStates(), config.syncTimeout());
         ReactionHandler reactions = new ReactionHandler(deps.reactions(), deps.registry(), identities);
         StreamHandler streams = new StreamHandler(deps.live(), deps.counts(), config.maxStreams());
+        Gauge.builder(StreamHandler.OPEN_STREAMS, streams, StreamHandler::open).description("Live event streams open")
+                .register(deps.metrics().registry());
         Instant started = Instant.now();
         Supplier<List<Readiness>> readiness = () -> {
             List<Readiness> parts = new ArrayList<>(deps.readiness().get());
@@ -108,15 +108,12 @@ public final class IngestApi {
                 http.setRequestHeaderSize(ProtocolErrors.MAX_HEADER_BYTES);
             });
             cfg.jetty.modifyServer(server -> server.setErrorHandler(new ProtocolErrors()));
-            cfg.jetty.modifyServletContextHandler(h -> h.addFilter(new FilterHolder(new EventStreamAccept.Filter()),
-                    "/v1/stream", EnumSet.of(DispatcherType.REQUEST)));
             cfg.routes.before(ctx -> RequestLimits.checkOrigin(ctx, config.allowedOrigins()));
             cfg.routes.post("/v1/votes", votes::post);
             cfg.routes.get("/v1/votes/{itemType}/{itemId}", reads::item);
             cfg.routes.get("/v1/votes/{itemType}", reads::batch);
             cfg.routes.get("/v1/reactions", reactions::list);
-            cfg.routes.before("/v1/stream", streams::validate);
-            cfg.routes.sse("/v1/stream", streams::stream);
+            cfg.routes.get("/v1/stream", streams::stream);
             cfg.routes.put("/v1/admin/reactions/{code}", reactions::put);
             cfg.routes.delete("/v1/admin/reactions/{code}", reactions::retire);
             cfg.routes.get("/v1/admin/quarantine", review::list);

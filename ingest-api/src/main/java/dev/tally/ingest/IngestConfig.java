@@ -19,7 +19,7 @@ import java.util.Set;
  * @param votingEnabled     {@code TALLY_VOTING_ENABLED} [true]: false answers writes with 503, reads still work
  * @param catalogVersion    {@code TALLY_CATALOG_VERSION} [1]
  * @param requireCatalog    {@code TALLY_REQUIRE_CATALOG} [false]: refuse items the catalogue does not list
- * @param maxStreams        {@code TALLY_MAX_STREAMS} [200]: live SSE streams per instance (each holds a thread)
+ * @param maxStreams        {@code TALLY_MAX_STREAMS} [10000]: live SSE streams per instance (each holds a socket)
  * @param maxInFlight       {@code TALLY_MAX_IN_FLIGHT} [2000]: commands waiting for Kafka or their answer, per
  *                          instance; past it writes get 503 with Retry-After (a hard cost ceiling)
  * @param allowedOrigins    {@code TALLY_ALLOWED_ORIGINS} [dev: the page's own origin]: browser origins allowed to
@@ -78,7 +78,7 @@ public record IngestConfig(String httpHost, int httpPort, Duration syncTimeout, 
                 env.bool("TALLY_VOTING_ENABLED", true),
                 env.integer("TALLY_CATALOG_VERSION", 1, 1, Integer.MAX_VALUE),
                 env.bool("TALLY_REQUIRE_CATALOG", false),
-                env.integer("TALLY_MAX_STREAMS", 200, 0, 10_000),
+                env.integer("TALLY_MAX_STREAMS", 10_000, 0, 1_000_000),
                 env.integer("TALLY_MAX_IN_FLIGHT", 2000, 1, 1_000_000),
                 allowedOrigins(env, profile),
                 adminToken, env.get("TALLY_PROJECTOR_URL"), env.get("TALLY_PROCESSOR_URL"));

@@ -6,16 +6,18 @@ import dev.tally.common.query.ItemCountsView;
 import dev.tally.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -23,49 +25,46 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.IsolationLevel;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Follows {@code tally.item-counts} (read committed, from the end) and hands each change to the
- * subscribers of that item. Every change gets an id {@code <epoch>-<seq>}; so that a client reconnecting with
- * {@code Last-Event-ID} gets what it missed, the last {@value #HISTORY} changes of <em>watched</em> items are
- * kept: items a stream follows now or followed within the last {@link #RESUME_WINDOW}. A change of an item
- * nobody watches is neither decoded nor kept — at thousands of changes a second, a history of every item would
- * live for seconds, long enough for the collector to move it into the old generation. When the history cannot
- * prove it holds every change a client missed, the client gets a full snapshot instead. A subscriber's queue is
- * bounded: a client too slow to keep up is dropped, never buffered without bound.
+ * Follows {@code tally.item-counts} (read committed, from the end) and broadcasts each watched item's latest counts
+ * to the streams that follow it, coalesced: every {@link #INTERVAL} at most one event per item, encoded once and
+ * shared by all of that item's streams — a hundred votes on an item ten thousand clients watch are a few events
+ * per client, not a million writes.
+ *
+ * <p>Every change gets an id {@code <epoch>-<seq>}; so that a client reconnecting with {@code Last-Event-ID} gets
+ * what it missed, the last {@value #HISTORY} changes of <em>watched</em> items are kept: items a stream follows now
+ * or followed within the last {@link #RESUME_WINDOW}. A change of an item nobody watches is neither decoded nor
+ * kept — at thousands of changes a second, a history of every item would live for seconds, long enough for the
+ * collector to move it into the old generation. When the history cannot prove it holds every change a client
+ * missed, the client gets a full snapshot instead.
  */
 public final class LiveUpdates implements AutoCloseable {
     static final int HISTORY = 10_000;
-    static final int QUEUE = 256;
+    /** How often an item's latest counts are broadcast, at most: the delay a change may wait for the next one. */
+    static final Duration INTERVAL = Duration.ofMillis(250);
+    /** How often every stream is asked whether a heartbeat is due. */
+    static final Duration TICK = Duration.ofSeconds(1);
     /** How long an item stays watched after its last stream closed: a reconnect within it resumes exactly. */
     static final Duration RESUME_WINDOW = Duration.ofSeconds(60);
 
     /** One change of one item's counts. */
     record Change(String id, long seq, String itemKey, ItemCountsView counts) {}
 
-    /** One SSE client's subscription. */
-    static final class Subscriber {
-        final Set<String> items;
-        final BlockingQueue<Change> queue = new ArrayBlockingQueue<>(QUEUE);
-        volatile boolean overflowed;
+    /** One open stream, as the broadcast sees it. Its methods are called on the broadcast thread and must not block. */
+    interface Subscriber {
+        Set<String> items();
+
+        /** The latest counts of one of its items, as a ready-made event shared with every stream of that item. */
+        void send(String itemKey, byte[] event);
+
+        /** Called every {@link #TICK}: the stream may send a heartbeat. */
+        void tick(long nowNanos);
+
         /** The server is stopping: the stream should end now. */
-        volatile boolean ended;
-
-        Subscriber(Set<String> items) {
-            this.items = items;
-        }
-
-        void offer(Change change) {
-            if (!queue.offer(change)) {
-                overflowed = true;
-            }
-        }
-
-        /** Wakes a handler waiting on the queue (a full queue wakes it anyway) and tells it to stop. */
-        void end() {
-            ended = true;
-            queue.offer(END);
-        }
+        void end();
     }
 
     /**
@@ -77,34 +76,49 @@ public final class LiveUpdates implements AutoCloseable {
         final Set<Subscriber> subscribers = new CopyOnWriteArraySet<>();
         final long since;
         long idleSinceNanos;
+        Change latest; // its newest change not broadcast yet, or null
 
         Watch(long since) {
             this.since = since;
         }
     }
 
-    /** Put on a queue by {@link Subscriber#end}: no change, only a wake-up. */
-    static final Change END = new Change("", -1, "", null);
+    private static final Logger LOG = LoggerFactory.getLogger(LiveUpdates.class);
 
     private final String epoch = UUID.randomUUID().toString().substring(0, 8);
     private final LongSupplier nanoClock;
     private final Map<String, Watch> watches = new ConcurrentHashMap<>(); // written under the lock
     private final Set<Subscriber> open = ConcurrentHashMap.newKeySet();
     private final Deque<Change> history = new ArrayDeque<>();
+    private List<Watch> changed = new ArrayList<>(); // watches with a change to broadcast; under the lock
+    private final ScheduledExecutorService broadcaster; // null when a test drives broadcast() itself
     private TopicFollower<String, byte[]> reader; // null when fed by publish only
     private long seq;
     private long droppedThrough; // the highest sequence number dropped from the history
     private long lastExpiryNanos;
+    private long lastTickNanos; // broadcast thread only
     private volatile boolean ending;
 
-    /** Live updates fed by {@link #publish}; see {@link #follow} for the Kafka-fed ones. */
+    /** Live updates fed by {@link #publish}, broadcast every {@link #INTERVAL}; see {@link #follow} for the Kafka-fed ones. */
     public LiveUpdates() {
-        this(System::nanoTime);
+        this(System::nanoTime, true);
     }
 
-    LiveUpdates(LongSupplier nanoClock) {
+    /** @param broadcasting whether a thread of its own broadcasts; if not, the caller calls {@link #broadcast} */
+    LiveUpdates(LongSupplier nanoClock, boolean broadcasting) {
         this.nanoClock = nanoClock;
         this.lastExpiryNanos = nanoClock.getAsLong();
+        this.lastTickNanos = lastExpiryNanos;
+        if (broadcasting) {
+            broadcaster = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "tally-live-broadcast");
+                t.setDaemon(true);
+                return t;
+            });
+            broadcaster.scheduleWithFixedDelay(this::broadcastSafely, INTERVAL.toMillis(), INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+        } else {
+            broadcaster = null;
+        }
     }
 
     /** Live updates of every change published to {@code tally.item-counts} from now on. */
@@ -137,22 +151,20 @@ public final class LiveUpdates implements AutoCloseable {
         });
     }
 
-    synchronized Subscriber subscribe(Set<String> itemKeys) {
+    /** Registers a stream for its items' changes; a stream that registers while the server stops is ended at once. */
+    synchronized void subscribe(Subscriber s) {
         expireIdleWatches();
-        Subscriber s = new Subscriber(itemKeys);
         open.add(s);
-        itemKeys.forEach(k -> watches.computeIfAbsent(k, x -> new Watch(seq)).subscribers.add(s));
+        s.items().forEach(k -> watches.computeIfAbsent(k, x -> new Watch(seq)).subscribers.add(s));
         if (ending) {
             s.end();
         }
-        return s;
     }
 
     /**
-     * Ends every live stream and waits up to {@code wait} for their handlers to return (whether they all
-     * did is the answer). Call it before
-     * the HTTP server stops: a stream still open when Jetty tears its response down sends Javalin's
-     * error handling round in circles on the recycled response (a flood of log lines at shutdown).
+     * Ends every live stream and waits up to {@code wait} until none is open (whether none is, is the answer).
+     * Call it before the HTTP server stops, so that each client sees its response end cleanly rather than a
+     * connection torn down.
      */
     public boolean endStreams(Duration wait) throws InterruptedException {
         ending = true;
@@ -167,7 +179,7 @@ public final class LiveUpdates implements AutoCloseable {
     synchronized void unsubscribe(Subscriber s) {
         open.remove(s);
         long now = nanoClock.getAsLong();
-        for (String k : s.items) {
+        for (String k : s.items()) {
             Watch w = watches.get(k);
             if (w != null && w.subscribers.remove(s) && w.subscribers.isEmpty()) {
                 w.idleSinceNanos = now;
@@ -217,24 +229,63 @@ public final class LiveUpdates implements AutoCloseable {
         return history.size();
     }
 
-    /** Hands one change of an item's counts to its subscribers and, if the item is watched, the history. */
+    /** Records one change of an item's counts, if the item is watched: kept in the history, broadcast at the next interval. */
     public void publish(String itemKey, ItemCountsView counts) {
-        Change change;
-        Watch watch;
         synchronized (this) {
             expireIdleWatches();
-            watch = watches.get(itemKey);
+            Watch watch = watches.get(itemKey);
             if (watch == null) {
                 return; // nobody follows it, nor did within the resume window
             }
             seq++;
-            change = new Change(epoch + "-" + seq, seq, itemKey, counts);
+            Change change = new Change(epoch + "-" + seq, seq, itemKey, counts);
             history.addLast(change);
             if (history.size() > HISTORY) {
                 droppedThrough = history.removeFirst().seq();
             }
+            if (!watch.subscribers.isEmpty()) { // kept for a resume only, while nobody follows it
+                if (watch.latest == null) {
+                    changed.add(watch);
+                }
+                watch.latest = change;
+            }
         }
-        watch.subscribers.forEach(s -> s.offer(change));
+    }
+
+    /**
+     * Sends each item that changed since the last broadcast to its streams: its latest change, encoded once; then,
+     * once per {@link #TICK}, lets every stream send a heartbeat if one is due.
+     */
+    void broadcast() {
+        List<Watch> due;
+        synchronized (this) {
+            due = changed;
+            changed = new ArrayList<>();
+        }
+        for (Watch w : due) {
+            Change change;
+            synchronized (this) {
+                change = w.latest;
+                w.latest = null;
+            }
+            if (change != null) {
+                byte[] event = EventStream.countsEvent(change.id(), change.counts());
+                w.subscribers.forEach(s -> s.send(change.itemKey(), event));
+            }
+        }
+        long now = nanoClock.getAsLong();
+        if (now - lastTickNanos >= TICK.toNanos()) {
+            lastTickNanos = now;
+            open.forEach(s -> s.tick(now));
+        }
+    }
+
+    private void broadcastSafely() {
+        try {
+            broadcast();
+        } catch (RuntimeException e) { // a failed round must not end the broadcasts for good
+            LOG.warn("live updates: a broadcast failed: {}", e.toString());
+        }
     }
 
     /** Forgets the items no stream has followed for the resume window (at most once a second). */
@@ -251,6 +302,9 @@ public final class LiveUpdates implements AutoCloseable {
     public void close() {
         if (reader != null) {
             reader.close();
+        }
+        if (broadcaster != null) {
+            broadcaster.shutdownNow();
         }
     }
 }

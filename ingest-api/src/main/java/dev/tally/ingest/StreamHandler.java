@@ -1,30 +1,30 @@
 package dev.tally.ingest;
 
 import dev.tally.common.query.CountsQuery;
-import dev.tally.common.query.ItemCountsView;
 import dev.tally.common.query.Unavailable;
 import io.javalin.http.Context;
-import io.javalin.http.sse.SseClient;
-import java.util.LinkedHashMap;
+import jakarta.servlet.ServletOutputStream;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /v1/stream?items=post:1,post:2}: server-sent events named {@code counts}, whose data is the
  * GET object without user fields. On connect the current counts (or, with {@code Last-Event-ID}, what
- * changed since); then each change within a second; a comment heartbeat every
- * {@value #HEARTBEAT_SECONDS} s. Each stream holds one server thread, so their number is capped.
+ * changed since); then each item's latest counts at most every {@link LiveUpdates#INTERVAL}; a comment heartbeat
+ * after {@value EventStream#HEARTBEAT_SECONDS} s without an event. A stream holds no thread
+ * ({@link EventStream}); their number per instance is capped all the same, since each holds a socket.
  */
 final class StreamHandler {
     static final int MAX_ITEMS = 100;
-    static final int HEARTBEAT_SECONDS = 15;
-
-    private static final Logger LOG = LoggerFactory.getLogger(StreamHandler.class);
+    /** The gauge of streams open now. */
+    static final String OPEN_STREAMS = "http.server.streams.open";
 
     private final LiveUpdates live;
     private final CountsQuery counts;
@@ -37,74 +37,71 @@ final class StreamHandler {
         this.maxStreams = maxStreams;
     }
 
-    /** Runs before the stream starts, so a bad request still gets a problem+json answer. */
-    void validate(Context ctx) {
+    /** How many streams are open now. */
+    int open() {
+        return open.get();
+    }
+
+    /** Checks the request (a refusal is an ordinary problem+json answer), then answers with a stream. */
+    void stream(Context ctx) {
         if (!EventStreamAccept.admits(ctx.header("Accept"))) {
             throw new ApiProblem(406, "not-acceptable", "Not acceptable",
                     "a live stream is text/event-stream; this request's Accept excludes it");
         }
-        items(ctx);
-        if (open.get() >= maxStreams) {
-            throw ApiProblem.unavailable("too-many-streams", "this instance serves " + maxStreams + " live streams already");
-        }
-    }
-
-    void stream(SseClient client) {
-        Set<String> items = items(client.ctx());
+        Set<String> items = items(ctx);
         if (open.incrementAndGet() > maxStreams) {
             open.decrementAndGet();
-            client.close();
-            return;
+            throw ApiProblem.unavailable("too-many-streams", "this instance serves " + maxStreams + " live streams already");
         }
-        LiveUpdates.Subscriber subscriber = live.subscribe(items);
-        try {
-            sendInitial(client, items, client.ctx().header("Last-Event-ID"));
-            while (!client.terminated()) {
-                LiveUpdates.Change change = subscriber.queue.poll(HEARTBEAT_SECONDS, TimeUnit.SECONDS);
-                if (subscriber.overflowed || subscriber.ended) {
-                    break; // too slow (it reconnects with Last-Event-ID and catches up), or the server is stopping
-                }
-                if (change == null) {
-                    client.sendComment("heartbeat");
-                } else {
-                    client.sendEvent("counts", json(change.counts()), change.id());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (RuntimeException e) {
-            // the client went away mid-write (Jetty recycles the request): the stream simply ends
-            LOG.debug("live stream ended: {}", e.toString());
-        } finally {
-            live.unsubscribe(subscriber);
+        EventStream stream = new EventStream(items, ended -> {
+            live.unsubscribe(ended);
             open.decrementAndGet();
-            closeQuietly(client);
-        }
-    }
-
-    private static void closeQuietly(SseClient client) {
+        });
         try {
-            client.close();
+            live.subscribe(stream); // first, so that no change after the first events is missed
+            stream.first(firstEvents(items, ctx.header("Last-Event-ID")));
         } catch (RuntimeException e) {
-            LOG.debug("closing a live stream: {}", e.toString());
+            stream.end();
+            throw e;
+        }
+        HttpServletResponse res = ctx.res();
+        res.setStatus(200);
+        res.setContentType("text/event-stream;charset=utf-8");
+        res.setHeader("Cache-Control", "no-cache");
+        res.setHeader("X-Accel-Buffering", "no"); // a proxy such as nginx passes each event on at once
+        res.setBufferSize(EventStream.BUFFER_BYTES);
+        // Javalin starts the request's async mode, then completes the response when the stream ends
+        ctx.future(() -> {
+            stream.start(ctx.req().getAsyncContext(), outputStream(res));
+            return stream.done();
+        });
+    }
+
+    private static ServletOutputStream outputStream(HttpServletResponse res) {
+        try {
+            return res.getOutputStream();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
-    private void sendInitial(SseClient client, Set<String> items, String lastEventId) {
+    /** The current counts of each item, or, when this instance can tell exactly, what changed since the client's last event. */
+    private List<byte[]> firstEvents(Set<String> items, String lastEventId) {
         Map<String, LiveUpdates.Change> missed = live.missedSince(lastEventId, items);
         if (missed != null) {
-            missed.values().forEach(c -> client.sendEvent("counts", json(c.counts()), c.id()));
-            return;
+            return missed.values().stream().map(c -> EventStream.countsEvent(c.id(), c.counts())).toList();
         }
         String id = live.currentId();
+        List<byte[]> events = new ArrayList<>();
         for (String key : items) {
             int colon = key.indexOf(':');
             try {
-                client.sendEvent("counts", json(counts.counts(key.substring(0, colon), key.substring(colon + 1))), id);
+                events.add(EventStream.countsEvent(id, counts.counts(key.substring(0, colon), key.substring(colon + 1))));
             } catch (Unavailable e) {
-                client.sendComment("counts of " + key + " unavailable now; changes will follow");
+                events.add(EventStream.comment("counts of " + key + " unavailable now; changes will follow"));
             }
         }
+        return events;
     }
 
     private static Set<String> items(Context ctx) {
@@ -127,13 +124,4 @@ final class StreamHandler {
         }
         return keys;
     }
-
-    private static Map<String, Object> json(ItemCountsView view) {
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("item_type", view.itemType());
-        out.put("item_id", view.itemId());
-        out.putAll(ReadHandler.countsJson(view));
-        return out;
-    }
-
 }

@@ -40,6 +40,7 @@ final class TestApi implements AutoCloseable {
     private final List<Runnable> held = new CopyOnWriteArrayList<>();
     final MapView<dev.tally.schema.FraudFlag> flags = new MapView<>();
     final LiveUpdates live = new LiveUpdates();
+    final TallyMetrics metrics = new TallyMetrics();
     /** The network hash of 192.0.2.1 today, under the test secret: challenged in every TestApi. */
     static final String CHALLENGED_NETWORK = new dev.tally.common.IdentityHasher(Secrets.of("test-secret-0123456789abcdef0123456789"))
             .network(dev.tally.common.NetworkPrefix.parseLiteral("192.0.2.1").orElseThrow(), java.time.LocalDate.now(java.time.ZoneOffset.UTC));
@@ -80,7 +81,7 @@ final class TestApi implements AutoCloseable {
         var identities = Identities.from(e, Profile.from(e), Secrets.of("test-secret-0123456789abcdef0123456789"), config,
                 ADMIN_TOKEN);
         var deps = new IngestApi.Deps(config, identities, new RecordingSink(), ItemCountsView::empty, (voter, type, id) -> VoterStateView.none(0),
-                reactions, catalog, writer, live, java.util.List::of, java.util.List::of, new TallyMetrics(), flags,
+                reactions, catalog, writer, live, java.util.List::of, java.util.List::of, metrics, flags,
                 new dev.tally.ingest.challenge.DevChallengeVerifier(new Profile("dev")), new MapView<>(), (held, decision, reason) -> {});
         app = IngestApi.create(deps, cfg -> {}).start();
     }
@@ -104,6 +105,7 @@ final class TestApi implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         app.stop();
+        live.close();
     }
 
     /** Records each command and answers it as an accepted vote: at once, or when released. */

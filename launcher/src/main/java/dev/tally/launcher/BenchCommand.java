@@ -20,6 +20,7 @@ import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.RequestAccount;
 import dev.tally.launcher.bench.Scratch;
+import dev.tally.launcher.bench.StreamBench;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.ViewSnapshot;
 import dev.tally.launcher.bench.Workload;
@@ -70,6 +71,8 @@ final class BenchCommand implements Callable<Integer> {
     private static final int QUICK_VOTES = 300_000;
     private static final int QUICK_SECONDS = 60;
     private static final int CHAOS_PROCESSES = 2;
+    private static final int STREAM_RATE_SECONDS = 15;
+    private static final int STREAM_RATE_PAIRS = 2;
     static final int SUSTAINED_P99_MS = 250;
     private static final int MAX_STEPS = 20;
     private static final int JIT_SETTLE_MAX_SECONDS = 120;
@@ -158,6 +161,16 @@ final class BenchCommand implements Callable<Integer> {
             + " connections, under the same HTTP load")
     String baseline;
 
+    @Option(names = "--watchers", paramLabel = "N", description = "instead of the vote load: N live streams on one item"
+            + " of ./tally up (a child process), a burst of --burst votes on it within two seconds (how soon every stream"
+            + " shows the final count), the node's memory per stream, and the HTTP vote rate with the streams open"
+            + " against without them")
+    Integer watchers;
+
+    @Option(names = "--burst", defaultValue = "100", paramLabel = "VOTES",
+            description = "with --watchers: votes on the watched item, each a new voter [${DEFAULT-VALUE}]")
+    int burst;
+
     @Option(names = "--chaos", paramLabel = "K", description = "run the vote-processor as two separate processes "
             + "and SIGKILL one of them K times mid-stream, restarting it each time")
     Integer chaos;
@@ -165,6 +178,9 @@ final class BenchCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         PrintStream err = System.err;
+        if (watchers != null) {
+            return streams(err);
+        }
         Workload load = Workload.parse(workload);
         String via = path.strip().toLowerCase(Locale.ROOT);
         if (!via.equals("kafka") && !via.equals("http")) {
@@ -243,6 +259,23 @@ final class BenchCommand implements Callable<Integer> {
         System.out.println(result.toJson());
         System.out.flush();
         return exact ? 0 : 1;
+    }
+
+    /** {@code --watchers}: live streams at audience scale ({@link StreamBench}). */
+    private int streams(PrintStream err) throws Exception {
+        if (watchers < 1 || burst < 1) {
+            err.println("bench: --watchers and --burst must be at least 1");
+            return 2;
+        }
+        Path dir = Files.createTempDirectory("tally-streams-");
+        try {
+            StreamBench.Result result = StreamBench.run(dir, benchEnv(dir, null), watchers, burst, STREAM_RATE_SECONDS,
+                    STREAM_RATE_PAIRS, err);
+            System.out.println(result.toJson());
+            return result.sawFinal() == result.opened() && result.opened() > 0 ? 0 : 1;
+        } finally {
+            Scratch.deleteQuietly(dir);
+        }
     }
 
     /** The Tally run: its own broker and node in a temp dir, the load, the audit; null if the node never got ready. */

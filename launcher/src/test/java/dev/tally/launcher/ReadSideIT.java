@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tally.common.Env;
+import dev.tally.launcher.bench.StreamWatchers;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -27,7 +28,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 /**
  * Two instances of every service side by side (as two processes would run them), sharing the Streams
  * applications: each answers for keys the other owns, a voter reads their own write on either, a live
- * stream on one sees a vote cast on the other, and when one stops the other takes over.
+ * stream on one sees a vote cast on the other, a thousand streams on each see the final count of a burst cast on
+ * both, and when one stops the other takes over.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ReadSideIT {
@@ -41,7 +43,10 @@ class ReadSideIT {
     static Env env(String dir, int replyPartition) {
         return WalkingSkeletonIT.env(SharedBroker.dataDir(dir))
                 .with("TALLY_REPLY_PARTITION", Integer.toString(replyPartition))
-                .with("TALLY_STANDBY_REPLICAS", "1");
+                .with("TALLY_STANDBY_REPLICAS", "1")
+                // a hundred voters from 127.0.0.1 on one item within seconds is the stream test's audience, not fraud
+                .with("TALLY_CLUSTER_VOTERS", "1000000")
+                .with("TALLY_BURST_FLOOR", "1000000");
     }
 
     /**
@@ -153,6 +158,38 @@ class ReadSideIT {
 
     @Test
     @Order(5)
+    void thousandsOfStreamsOnBothInstancesAllSeeTheFinalCountOfABurst() throws Exception {
+        String id = "crowd-" + run;
+        int perInstance = 1_000;
+        int burst = 100;
+        try (StreamWatchers watchers = new StreamWatchers("it-watchers")) {
+            List<StreamWatchers.Watcher> streams = new ArrayList<>();
+            for (TallyNode node : List.of(a, b)) {
+                streams.addAll(watchers.open("http://127.0.0.1:" + node.httpPort() + "/v1/stream?items=post:" + id, perInstance,
+                        200, Duration.ofSeconds(60)));
+            }
+            assertThat(streams).as("every stream answered 200 with its first event")
+                    .allMatch(w -> w.status() == 200 && w.events() == 1 && w.upvotes() == 0);
+
+            watchers.target(burst);
+            for (int i = 0; i < burst; i++) {
+                var r = (i % 2 == 0 ? onA : onB).vote("crowd-" + i, id, 1, "set");
+                assertThat(r.status()).isEqualTo(200);
+            }
+
+            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            while (streams.stream().anyMatch(w -> w.sawTargetNanos() < 0) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(streams.stream().filter(w -> w.upvotes() == burst).count())
+                    .as("streams on either instance showing the final count").isEqualTo(2L * perInstance);
+            assertThat(streams.stream().mapToInt(StreamWatchers.Watcher::events).max().orElseThrow())
+                    .as("a few coalesced events for %d votes, not one per vote", burst).isLessThan(burst / 2);
+        }
+    }
+
+    @Test
+    @Order(6)
     void whenOneInstanceStopsTheOtherAnswersForEveryKeyWithoutErrors() throws InterruptedException {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 12; i++) {

@@ -5,10 +5,8 @@ import io.javalin.config.JavalinConfig;
 import io.javalin.config.JavalinState;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
-import io.javalin.http.sse.SseHandler;
 import io.javalin.router.Endpoint;
 import io.javalin.router.ParsedEndpoint;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -37,13 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Not timed: {@code GET /metrics} (the scraper would time itself) and live streams
  * ({@code text/event-stream} answers): a stream lasts as long as the client stays, which says nothing about
- * latency and would swamp the histogram's top bucket. Streams are the gauge {@value #OPEN_STREAMS}
- * instead: requests to a server-sent-events route in progress. A stream refused before it started (400, 406,
- * 503 too-many-streams) is an ordinary short request and is timed.
+ * latency and would swamp the histogram's top bucket; the stream route keeps its own gauge of open streams. A
+ * stream refused before it started (400, 406, 503 too-many-streams) is an ordinary short request and is timed.
  */
 public final class HttpMetrics {
     public static final String TIMER = "http.server.requests";
-    public static final String OPEN_STREAMS = "http.server.streams.open";
     static final String NOT_FOUND = "NOT_FOUND";
 
     private static final Logger LOG = LoggerFactory.getLogger(HttpMetrics.class);
@@ -52,8 +48,6 @@ public final class HttpMetrics {
 
     private final JavalinState app;
     private final MeterRegistry registry;
-    /** Live streams by their context (identity): a request's own attributes may be gone once its client left. */
-    private final Set<Context> openStreams = ConcurrentHashMap.newKeySet();
     /** Each series' timer, found once: building and registering a meter per request costs more than timing it. */
     private final Map<Series, Timer> timers = new ConcurrentHashMap<>();
 
@@ -64,30 +58,15 @@ public final class HttpMetrics {
 
     /**
      * Times every request of the app built from {@code cfg}. Call it once, from the config consumer of
-     * {@code Javalin.create}; best first, so the stream gauge sees a stream before any before-handler refuses it.
+     * {@code Javalin.create}.
      */
     public static void install(JavalinConfig cfg, TallyMetrics metrics) {
         HttpMetrics http = new HttpMetrics(cfg.unsafe, metrics.registry());
-        Gauge.builder(OPEN_STREAMS, http.openStreams, Set::size)
-                .description("Server-sent-event streams in progress")
-                .register(metrics.registry());
-        cfg.routes.before(http::streamStarting);
         cfg.requestLogger.http(http::finished);
-    }
-
-    private void streamStarting(Context ctx) {
-        if (!"GET".equals(ctx.method().name())) {
-            return; // an event stream is only ever a GET
-        }
-        Endpoint endpoint = routed(ctx);
-        if (endpoint != null && endpoint.handler instanceof SseHandler) {
-            openStreams.add(ctx);
-        }
     }
 
     private void finished(Context ctx, Float executionMs) {
         try {
-            openStreams.remove(ctx);
             String contentType = ctx.res().getContentType();
             if (contentType != null && contentType.startsWith("text/event-stream")) {
                 return; // a stream that ran: its length is how long the client stayed

@@ -13,9 +13,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +22,6 @@ import org.junit.jupiter.api.Test;
 class HttpMetricsTest {
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
-    private final CountDownLatch release = new CountDownLatch(1);
     private TallyMetrics metrics;
     private Javalin app;
 
@@ -44,15 +40,6 @@ class HttpMetricsTest {
                 client.sendEvent("counts", "{}");
                 client.close();
             });
-            cfg.routes.sse("/held-events", client -> {
-                client.sendEvent("counts", "{}");
-                try {
-                    release.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                client.close();
-            });
             OpsRoutes.mount(cfg.routes, metrics);
             DemoPage.mount(cfg);
         }).start("127.0.0.1", 0);
@@ -60,7 +47,6 @@ class HttpMetricsTest {
 
     @AfterEach
     void stop() {
-        release.countDown();
         app.stop();
         metrics.close();
     }
@@ -111,22 +97,8 @@ class HttpMetricsTest {
         HttpResponse<String> metricsAnswer = get("/metrics");
 
         assertThat(metricsAnswer.headers().firstValue("Content-Type")).hasValue(TallyMetrics.CONTENT_TYPE);
-        String scrape = awaitScrape(s -> countOf(s, "route=\"/x/{id}\"").equals("1")
-                && s.contains("http_server_streams_open 0.0"));
+        String scrape = awaitScrape(s -> countOf(s, "route=\"/x/{id}\"").equals("1"));
         assertThat(scrape).doesNotContain("route=\"/metrics\"").doesNotContain("route=\"/events\"");
-    }
-
-    @Test
-    void shouldCountOpenStreamsWhileTheyLast() throws Exception {
-        CompletableFuture<HttpResponse<String>> stream = HTTP.sendAsync(HttpRequest.newBuilder(uri("/held-events"))
-                .header("Accept", "text/event-stream").timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
-
-        assertThat(awaitScrape(s -> s.contains("http_server_streams_open 1.0"))).contains("http_server_streams_open 1.0");
-
-        release.countDown();
-        assertThat(stream.get(10, TimeUnit.SECONDS).body()).contains("event: counts");
-        assertThat(awaitScrape(s -> s.contains("http_server_streams_open 0.0"))).contains("http_server_streams_open 0.0")
-                .doesNotContain("route=\"/held-events\"");
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -1,6 +1,5 @@
 package dev.tally.launcher.bench;
 
-import dev.tally.broker.FreePort;
 import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.processor.VoteProcessorConfig;
@@ -10,15 +9,9 @@ import dev.tally.projector.reconcile.Reconciler;
 import dev.tally.projector.reconcile.Report;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -38,8 +31,6 @@ import java.util.concurrent.TimeUnit;
  * into {@code tally.vote-commands}, the node's resident memory sampled every 10 s, the same audit at the end.
  */
 public final class NodeDrill implements AutoCloseable {
-    private static final Duration READY_LIMIT = Duration.ofMinutes(3);
-
     /**
      * What the drill asks for: kills, the paced HTTP rate, seconds of load between a node's readiness and its kill,
      * and votes put in the log before the first kill ({@link #preload}).
@@ -74,59 +65,46 @@ public final class NodeDrill implements AutoCloseable {
         }
     }
 
-    private final Path dir;
-    private final Map<String, String> env;
-    private final int httpPort;
-    private final HttpClient probe = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-    private Process node;
-    private long startedNanos;
-    private int starts;
+    private final ChildNode node;
 
     /**
      * @param env the node's settings (secret, fraud thresholds out of the way, profile); the drill adds its
      *            data directory and ports
      */
     public NodeDrill(Path dir, Map<String, String> env) throws IOException {
-        this.dir = dir;
-        this.httpPort = FreePort.pick();
-        this.env = new HashMap<>(env);
-        this.env.remove("TALLY_BOOTSTRAP"); // up runs its own broker
-        this.env.put("TALLY_DATA_DIR", dir.resolve("node").toString());
-        this.env.put("TALLY_HTTP_PORT", Integer.toString(httpPort));
-        this.env.put("TALLY_KAFKA_PORT", Integer.toString(FreePort.pick()));
-        Files.createDirectories(dir);
+        this.node = new ChildNode(dir, env);
     }
 
     /** The node's vote-processor's application id: its group, whose committed offsets say what it has processed. */
     private String processorGroup() {
-        return VoteProcessorConfig.from(Env.of(env)).applicationId();
+        return VoteProcessorConfig.from(Env.of(node.env())).applicationId();
     }
 
     /** The node's count-projector's application id. */
     private String projectorGroup() {
-        return CountProjectorConfig.from(Env.of(env)).applicationId();
+        return CountProjectorConfig.from(Env.of(node.env())).applicationId();
     }
 
     /** The node's Kafka, for the audit. */
     public KafkaSettings kafka() {
-        return KafkaSettings.from(Env.of(Map.of("TALLY_BOOTSTRAP", "127.0.0.1:" + env.get("TALLY_KAFKA_PORT"))));
+        return node.kafka();
     }
 
     public Result run(Plan plan, Workload workload, PrintStream err) throws Exception {
-        start();
-        double fresh = awaitReady();
+        node.start();
+        double fresh = node.awaitReady();
         if (fresh < 0) {
             return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0, 0);
         }
         Path archive = ChildTally.nodeArchive();
-        err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, log(0), archive == null
+        err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, node.log(0), archive == null
                 ? "no class-data archive yet: ./tally up writes one as it stops" : "classes from " + archive);
         long preloaded = plan.preload() > 0 ? preload(plan.preload(), err) : 0;
         List<Double> restarts = new ArrayList<>();
         boolean ready = true;
         // no vote→visible sampling: the drill measures restarts and the audit, not latency
         LoadStats stats = new LoadStats(0, Long.MAX_VALUE / 4, Long.MAX_VALUE / 2 + System.nanoTime(), plan.rate(), false);
-        try (HttpDriver http = new HttpDriver("http://127.0.0.1:" + httpPort, 32, "drill-http")) {
+        try (HttpDriver http = new HttpDriver(node.baseUrl(), 32, "drill-http")) {
             Thread load = new Thread(() -> {
                 try {
                     HttpLoad.run(http, workload, 0, stats, null);
@@ -141,9 +119,9 @@ public final class NodeDrill implements AutoCloseable {
             for (int k = 1; k <= plan.kills() && ready; k++) {
                 double up = plan.minUpSeconds() + random.nextDouble() * (plan.maxUpSeconds() - plan.minUpSeconds());
                 Thread.sleep((long) (up * 1000));
-                node.destroyForcibly().waitFor(); // SIGKILL: no shutdown hook, no commit, no clean broker stop
-                start();
-                double took = awaitReady();
+                node.kill();
+                node.start();
+                double took = node.awaitReady();
                 ready = took >= 0;
                 restarts.add(took);
                 err.printf("drill: kill %d of %d after %.1f s of load; ready again in %.1f s; %,d votes acknowledged%n",
@@ -189,9 +167,9 @@ public final class NodeDrill implements AutoCloseable {
      * every 10 s until every command is processed, then the audit.
      */
     public SoakResult soak(long votes, int rate, PrintStream err) throws Exception {
-        start();
-        if (awaitReady() < 0) {
-            throw new IllegalStateException("the node did not get ready (log " + log(0) + ")");
+        node.start();
+        if (node.awaitReady() < 0) {
+            throw new IllegalStateException("the node did not get ready (log " + node.log(0) + ")");
         }
         KafkaSettings kafka = kafka();
         String group = processorGroup();
@@ -284,43 +262,8 @@ public final class NodeDrill implements AutoCloseable {
         }
     }
 
-    private Path log(int start) {
-        return dir.resolve("up-" + start + ".log");
-    }
-
-    private void start() throws IOException {
-        ProcessBuilder builder = ChildTally.command(384, "128m", "up"); // ./tally up's defaults
-        builder.environment().putAll(env);
-        builder.redirectErrorStream(true).redirectOutput(log(starts++).toFile());
-        startedNanos = System.nanoTime();
-        node = builder.start();
-    }
-
-    /** Seconds from the process start to {@code /readyz} 200, or -1 if it does not come within 3 minutes or the process dies. */
-    private double awaitReady() throws InterruptedException {
-        long deadline = System.nanoTime() + READY_LIMIT.toNanos();
-        HttpRequest readyz = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/readyz"))
-                .timeout(Duration.ofSeconds(2)).build();
-        while (System.nanoTime() < deadline && node.isAlive()) {
-            try {
-                if (probe.send(readyz, HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
-                    return (System.nanoTime() - startedNanos) / 1e9;
-                }
-            } catch (IOException e) {
-                // not listening yet
-            }
-            Thread.sleep(50);
-        }
-        return -1;
-    }
-
     @Override
     public void close() throws InterruptedException {
-        if (node != null && node.isAlive()) {
-            node.destroy();
-            if (!node.waitFor(30, TimeUnit.SECONDS)) {
-                node.destroyForcibly().waitFor();
-            }
-        }
+        node.close();
     }
 }
