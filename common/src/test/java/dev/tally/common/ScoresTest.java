@@ -31,4 +31,17 @@ class ScoresTest {
         assertThat(newer).isCloseTo(older, within(1e-9));
         assertThat(Scores.hot(-50, t)).isLessThan(Scores.hot(0, t));
     }
+
+    @Test
+    void controversyIsTheVotesRaisedToTheirBalanceAndZeroWithoutBothKinds() {
+        assertThat(Scores.controversy(50, 50)).isCloseTo(100, within(1e-9));
+        assertThat(Scores.controversy(100, 1)).isCloseTo(Math.pow(101, 0.01), within(1e-12));
+        assertThat(Scores.controversy(1, 100)).as("symmetric").isCloseTo(Scores.controversy(100, 1), within(1e-12));
+        assertThat(Scores.controversy(30, 20)).isCloseTo(Math.pow(50, 20.0 / 30), within(1e-9));
+        assertThat(Scores.controversy(10, 0)).isZero();
+        assertThat(Scores.controversy(0, 10)).isZero();
+        assertThat(Scores.controversy(0.1, 0.1)).as("weighted votes count by their weight").isCloseTo(0.2, within(1e-12));
+        assertThat(Scores.controversy(50, 50)).as("an even split of many beats a lopsided larger pile")
+                .isGreaterThan(Scores.controversy(1000, 10));
+    }
 }

@@ -2,7 +2,7 @@ package dev.tally.common.query;
 
 import java.time.Instant;
 
-/** The ranking math, in one place: the Wilson lower bound and a hot rank. */
+/** The ranking math, in one place: the Wilson lower bound, a hot rank and a controversy rank. */
 public final class Scores {
     /** z for a 95% confidence bound. */
     public static final double Z95 = 1.96;
@@ -35,5 +35,16 @@ public final class Scores {
         double sign = Math.signum(weightedScore);
         double age = (firstVoteAt.getEpochSecond() - HOT_EPOCH.getEpochSecond()) / HOT_SECONDS_PER_DECADE;
         return sign * order + age;
+    }
+
+    /**
+     * Controversy: {@code (u + d)^(min(u, d) / max(u, d))} — many votes split evenly rank highest; 0 unless the item
+     * has both kinds. 50 up and 50 down = 100; 100 up and 1 down = 101^0.01 ≈ 1.05.
+     */
+    public static double controversy(double up, double down) {
+        if (up <= 0 || down <= 0) {
+            return 0;
+        }
+        return Math.pow(up + down, Math.min(up, down) / Math.max(up, down));
     }
 }
