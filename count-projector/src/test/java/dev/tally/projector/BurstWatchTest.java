@@ -14,6 +14,7 @@ import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.ItemKey;
 import dev.tally.schemas.Topics;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,6 +26,7 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The burst rule ({@link ItemWatch}) as the count-projector applies it, beside each item's counts, with explicit
@@ -36,9 +38,10 @@ class BurstWatchTest {
     private final TestInputTopic<String, CountDeltaBatch> deltas;
     private final TestOutputTopic<String, FraudFlag> flags;
 
-    BurstWatchTest() {
+    BurstWatchTest(@TempDir Path stateDir) {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "burst-watch-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, new ItemWatch(Duration.ofMinutes(5), 30)), props, T0);
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
@@ -66,6 +69,7 @@ class BurstWatchTest {
         return CountDelta.newBuilder().setItemType("post").setItemId(item).setSourcePartition(0).setThroughOffset(0)
                 .setUpvotes(n).setCommands(n).setFirstReceivedAt(at).setLastReceivedAt(at).build();
     }
+
 
     @Test
     void aFreshItemHitByFortyVotersInSecondsIsABurstAtTheFloor() {

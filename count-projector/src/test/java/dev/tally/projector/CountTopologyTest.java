@@ -11,6 +11,7 @@ import dev.tally.schema.ItemCounts;
 import dev.tally.schema.ItemProjection;
 import dev.tally.schemas.AvroSerde;
 import dev.tally.schemas.Topics;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +24,7 @@ import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CountTopologyTest {
     static final CountProjectorConfig DEFAULTS = CountProjectorConfig.from(Env.of(Map.of()));
@@ -30,10 +32,14 @@ class CountTopologyTest {
     private TestInputTopic<String, CountDeltaBatch> deltas;
     private TestOutputTopic<String, ItemCounts> counts;
 
+    @TempDir
+    Path stateDir;
+
     @BeforeEach
     void setUp() {
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "count-topology-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, DEFAULTS.bursts()), props);
         deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),

@@ -10,6 +10,7 @@ import dev.tally.schema.NetworkActivity;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schemas.Topics;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -21,19 +22,23 @@ import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Every network rule of the fraud-detector at its edges, with explicit command times (bursts: the count-projector's {@code BurstWatchTest}). */
 class FraudTopologyTest {
     private static final Instant T0 = Instant.parse("2026-11-30T10:00:00Z");
     private static final FraudDetectorConfig CONFIG = new FraudDetectorConfig(Namespace.DEFAULT, Duration.ofMillis(100), 10,
             Duration.ofSeconds(60), Duration.ofMinutes(10), 50, 10, Duration.ofMinutes(5), 30);
+    private final Path stateDir;
     private final TopologyTestDriver driver;
     private final TestInputTopic<String, VoteCommandBatch> networks;
     private final TestOutputTopic<String, FraudFlag> flags;
 
-    FraudTopologyTest() {
+    FraudTopologyTest(@TempDir Path stateDir) {
+        this.stateDir = stateDir;
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-topology-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         driver = new TopologyTestDriver(FraudTopology.build(CONFIG), props, T0);
         networks = driver.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),
@@ -147,6 +152,7 @@ class FraudTopologyTest {
                 Duration.ofSeconds(60), 1_000_000, 1_000_000, Duration.ofMinutes(5), 1_000_000);
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-model-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         try (TopologyTestDriver model = new TopologyTestDriver(FraudTopology.build(config), props, T0)) {
             var in = model.createInputTopic(Topics.NETWORK_COMMANDS.name(), Topics.NETWORK_COMMANDS.keySerde().serializer(),

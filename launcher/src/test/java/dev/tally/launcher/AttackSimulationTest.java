@@ -21,6 +21,7 @@ import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schemas.Topics;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -34,6 +35,7 @@ import java.util.Set;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A labeled attack simulation: organic Zipf traffic from voters with history, mixed with three attacks —
@@ -58,11 +60,15 @@ class AttackSimulationTest {
         return p;
     }
 
+    @TempDir
+    Path stateDir;
+
     @Test
     void attacksAreCaughtOrganicTrafficIsNotAndNothingIsLost() {
         Properties props = new Properties();
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "sim-processor");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         VoteProcessorConfig pc = new VoteProcessorConfig(Namespace.DEFAULT, Duration.ofMillis(100), Duration.ofMillis(100),
                 Duration.ofHours(24), 1, false, new VoteProcessorConfig.VoterLimits(60, Duration.ofSeconds(60), 1000),
                 VoteProcessorConfig.Weighting.DEFAULT, Duration.ofHours(1));

@@ -15,14 +15,20 @@ import dev.tally.schema.VoteMode;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
 import dev.tally.schemas.Topics;
-import java.time.Duration;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
+import java.util.stream.Stream;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
 import org.apache.kafka.streams.TestOutputTopic;
@@ -41,6 +47,7 @@ final class ProcessorDriver implements AutoCloseable {
     final TestInputTopic<String, ReactionType> reactions;
     final TestInputTopic<String, ItemStatus> catalog;
     final TestOutputTopic<String, VoteEvent> events;
+    private final Path stateDir;
     /** The partitions of {@code tally.count-deltas} the processor batches its deltas for. */
     static final int DELTA_PARTITIONS = 4;
 
@@ -52,8 +59,15 @@ final class ProcessorDriver implements AutoCloseable {
     }
 
     ProcessorDriver(VoteProcessorConfig config) {
+        this(config, newStateDir());
+    }
+
+    /** A driver whose state lives in {@code stateDir} (deleted when it closes). */
+    ProcessorDriver(VoteProcessorConfig config, Path stateDir) {
+        this.stateDir = stateDir;
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "vote-processor-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         props.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
         driver = new TopologyTestDriver(VoteTopology.build(config, DELTA_PARTITIONS), props, Instant.parse("2026-11-30T00:00:00Z"));
@@ -70,6 +84,14 @@ final class ProcessorDriver implements AutoCloseable {
         outcomes = driver.createOutputTopic(Topics.VOTE_OUTCOMES.name(), Topics.VOTE_OUTCOMES.keySerde().deserializer(),
                 Topics.VOTE_OUTCOMES.valueSerde().deserializer());
         ReactionRegistry.DEFAULT_CODES.forEach(code -> registerReaction(code, true));
+    }
+
+    private static Path newStateDir() {
+        try {
+            return Files.createTempDirectory("vote-processor-test-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     void registerReaction(String code, boolean active) {
@@ -167,5 +189,10 @@ final class ProcessorDriver implements AutoCloseable {
     @Override
     public void close() {
         driver.close();
+        try (Stream<Path> files = Files.walk(stateDir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }

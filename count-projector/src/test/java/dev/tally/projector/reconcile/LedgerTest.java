@@ -13,6 +13,7 @@ import dev.tally.schema.Outcome;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -24,6 +25,7 @@ import java.util.TreeMap;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TopologyTestDriver;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The fold and the comparison, without Kafka. */
 class LedgerTest {
@@ -52,6 +54,9 @@ class LedgerTest {
         events.forEach(ledger::accept);
         return ledger.report(Duration.ofMillis(1));
     }
+
+    @TempDir
+    Path stateDir;
 
     @Test
     void eventsBeyondTheWatermarkAreNotYetProjectedAndAreNotDrift() {
@@ -153,6 +158,7 @@ class LedgerTest {
                 event("1", NONE, state(1, "like"), 2, 6));
         Properties props = new Properties();
         props.put(StreamsConfig.APPLICATION_ID_CONFIG, "ledger-test");
+        props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString()); // its own: a killed run's leftovers never matter
         props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
         try (var driver = new TopologyTestDriver(CountTopology.build(Namespace.DEFAULT, CountProjectorConfig.from(Env.of(Map.of())).bursts()), props)) {
             var deltas = driver.createInputTopic(Topics.COUNT_DELTAS.name(), Topics.COUNT_DELTAS.keySerde().serializer(),
