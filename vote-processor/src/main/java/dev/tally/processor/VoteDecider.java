@@ -199,13 +199,17 @@ final class VoteDecider {
         } else {
             limits.enrol(); // a moderator's change, or a release (whose hold charged the voter): recorded, not charged
         }
-        voterItems.put(key, entry, afterState, source.offset());
+        // a vote keeps the time it was cast while only its reaction changes; a new vote is cast when its command came
+        Instant beforeCastAt = stored.getVote() == 0 ? null : entry.castAt();
+        Instant afterCastAt = afterState.getVote() == stored.getVote() ? beforeCastAt : command.getReceivedAt();
+        voterItems.put(key, entry, afterState, source.offset(), afterCastAt);
         VoteEvent event = VoteEvent.newBuilder()
                 .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                 .setItemType(command.getItemType()).setItemId(command.getItemId())
                 .setOutcome(outcome).setBefore(stored).setAfter(afterState)
                 .setReceivedAt(command.getReceivedAt()).setResolvedAt(Instant.ofEpochMilli(now))
                 .setSourcePartition(source.partition()).setSourceOffset(source.offset())
+                .setBeforeCastAt(beforeCastAt)
                 .build();
         return new Decision.Applied(applied(command, source, outcome, stored, afterState), event);
     }

@@ -4,6 +4,7 @@ import dev.tally.common.VoterState;
 import dev.tally.schema.VoterItem;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Topics;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,9 +42,10 @@ final class VoterItems {
      * @param state  the public state (no vote: {@link VoterState#NONE}, weight 1.0), what the counts hold
      * @param offset the offset of the command that last changed it, -1 when unknown
      * @param held   what the voter sees while votes of theirs here wait in quarantine
+     * @param castAt when the public state's vote was cast; null when it holds none, or was stored before this was kept
      */
-    record Entry(VoterItemState state, long offset, Optional<VoterItemState> held) {
-        static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty());
+    record Entry(VoterItemState state, long offset, Optional<VoterItemState> held, Instant castAt) {
+        static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty(), null);
     }
 
     static String key(String voter, String itemType, String itemId) {
@@ -68,7 +70,8 @@ final class VoterItems {
                 weight = legacy;
             }
         }
-        return new Entry(new VoterItemState(s.getVote(), s.getReaction(), weight), s.getOffset(), Optional.ofNullable(s.getHeld()));
+        return new Entry(new VoterItemState(s.getVote(), s.getReaction(), weight), s.getOffset(), Optional.ofNullable(s.getHeld()),
+                s.getCastAt());
     }
 
     /** Whether the task holds no voter-item record. */
@@ -86,9 +89,10 @@ final class VoterItems {
     /**
      * Writes a new public state over {@code before} (as {@link #read} gave it), keeping what the voter sees while
      * votes are held; {@code offset} -1 (a released vote, no command offset of its own) keeps the last one.
+     * {@code castAt} is when its vote was cast.
      */
-    void put(String key, Entry before, VoterItemState state, long offset) {
-        write(key, state, offset < 0 ? before.offset() : offset, before.held());
+    void put(String key, Entry before, VoterItemState state, long offset, Instant castAt) {
+        write(key, state, offset < 0 ? before.offset() : offset, before.held(), castAt);
     }
 
     /** Sets what the voter sees while votes of theirs here are held, or clears it (empty) when none are. */
@@ -101,11 +105,12 @@ final class VoterItems {
         if (before == Entry.NONE && seen.isEmpty()) { // no record, and nothing to hold: nothing to write
             return;
         }
-        write(key, before.state(), before.offset(), seen);
+        write(key, before.state(), before.offset(), seen, before.castAt());
     }
 
-    private void write(String key, VoterItemState state, long offset, Optional<VoterItemState> held) {
-        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(), offset, held.orElse(null)));
+    private void write(String key, VoterItemState state, long offset, Optional<VoterItemState> held, Instant castAt) {
+        store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(), offset, held.orElse(null),
+                state.getVote() == 0 ? null : castAt));
     }
 
     /**
