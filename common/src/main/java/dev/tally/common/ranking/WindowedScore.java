@@ -1,0 +1,103 @@
+package dev.tally.common.ranking;
+
+import dev.tally.schema.VoteEvent;
+import dev.tally.schema.VoterItemState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * One item's net weighted score over each trailing window of {@code sort=top}: the sum of {@code vote × weight} of
+ * its current votes cast in the window. A vote leaves a window as time passes, without a new vote.
+ *
+ * <table>
+ *   <caption>The rule</caption>
+ *   <tr><th>what</th><th>how</th></tr>
+ *   <tr><td>buckets</td><td>each finite window is cut into buckets of 1/{@value #BUCKETS} of its length (an hour:
+ *       1 minute; a day: 24 minutes; a year: about 6 days), aligned to the Unix epoch</td></tr>
+ *   <tr><td>in the window at {@code now}</td><td>a vote whose bucket is one of the last {@value #BUCKETS}, now's
+ *       included: it leaves between 59/60 and the whole of the window's length after it was cast</td></tr>
+ *   <tr><td>a vote without a cast time</td><td>(stored before cast times were kept) in {@code all} only</td></tr>
+ *   <tr><td>an event</td><td>takes away the vote {@code before} held, at {@code before_cast_at}, and adds the
+ *       vote {@code after} holds: cast at {@code received_at} if it differs from before's, else at
+ *       {@code before_cast_at}; a reaction alone changes nothing</td></tr>
+ * </table>
+ */
+public final class WindowedScore {
+    static final int BUCKETS = 60;
+    /** A bucket whose sum is this close to 0 is gone: its votes were all taken back. */
+    private static final double ZERO = 1e-9;
+
+    private final Map<RankingWindow, TreeMap<Long, Double>> buckets = new EnumMap<>(RankingWindow.class);
+    private double all;
+
+    /** Adds {@code value} (a vote times its weight; negative to take one back) cast at {@code castAt}, or at an unknown time (null). */
+    public void add(double value, Instant castAt) {
+        all += value;
+        if (castAt == null) {
+            return;
+        }
+        for (RankingWindow w : RankingWindow.values()) {
+            if (w.length() != null) {
+                TreeMap<Long, Double> b = buckets.computeIfAbsent(w, x -> new TreeMap<>());
+                double sum = b.merge(bucket(w, castAt), value, Double::sum);
+                if (Math.abs(sum) < ZERO) {
+                    b.remove(bucket(w, castAt));
+                }
+            }
+        }
+    }
+
+    /** What one vote event changes. */
+    public void apply(VoteEvent event) {
+        VoterItemState before = event.getBefore();
+        VoterItemState after = event.getAfter();
+        if (before.getVote() == after.getVote() && before.getWeight() == after.getWeight()) {
+            return; // a reaction alone
+        }
+        if (before.getVote() != 0) {
+            add(-before.getVote() * before.getWeight(), event.getBeforeCastAt());
+        }
+        if (after.getVote() != 0) {
+            add(after.getVote() * after.getWeight(),
+                    after.getVote() == before.getVote() ? event.getBeforeCastAt() : event.getReceivedAt());
+        }
+    }
+
+    /** The score over {@code window} at {@code now}. */
+    public double score(RankingWindow window, Instant now) {
+        if (window.length() == null) {
+            return all;
+        }
+        TreeMap<Long, Double> b = buckets.get(window);
+        if (b == null) {
+            return 0;
+        }
+        double sum = 0;
+        for (double v : b.tailMap(bucket(window, now) - BUCKETS, false).values()) {
+            sum += v;
+        }
+        return sum;
+    }
+
+    /** Forgets the buckets no window holds at {@code now} any more; the score of every window stays the same. */
+    public void expire(Instant now) {
+        buckets.forEach((w, b) -> b.headMap(bucket(w, now) - BUCKETS, true).clear());
+        buckets.values().removeIf(TreeMap::isEmpty);
+    }
+
+    /** Whether it holds any bucket: an item with none has 0 in every finite window. */
+    public boolean hasRecentVotes() {
+        return !buckets.isEmpty();
+    }
+
+    static long bucket(RankingWindow window, Instant t) {
+        return Math.floorDiv(t.toEpochMilli(), bucketLength(window).toMillis());
+    }
+
+    static Duration bucketLength(RankingWindow window) {
+        return window.length().dividedBy(BUCKETS);
+    }
+}
