@@ -5,9 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
@@ -53,8 +56,7 @@ public final class StreamWatchers implements AutoCloseable {
 
     private final HttpClient client;
     private final List<Watcher> watchers = new ArrayList<>();
-    private final List<Response.Listener> listeners = new ArrayList<>();
-    private final List<org.eclipse.jetty.client.Request> requests = new ArrayList<>();
+    private final List<Request> requests = new ArrayList<>();
     private volatile long target = Long.MAX_VALUE;
 
     public StreamWatchers(String threadName) throws Exception {
@@ -82,7 +84,7 @@ public final class StreamWatchers implements AutoCloseable {
      */
     public List<Watcher> open(String url, int n, int concurrentConnects, Duration wait) throws InterruptedException {
         CountDownLatch started = new CountDownLatch(n);
-        java.util.concurrent.Semaphore connecting = new java.util.concurrent.Semaphore(concurrentConnects);
+        Semaphore connecting = new Semaphore(concurrentConnects);
         List<Watcher> opened = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             connecting.acquire();
@@ -126,11 +128,10 @@ public final class StreamWatchers implements AutoCloseable {
                     startedOnce();
                 }
             };
-            org.eclipse.jetty.client.Request request = client.newRequest(url).headers(h -> h.put("Accept", "text/event-stream"))
+            Request request = client.newRequest(url).headers(h -> h.put("Accept", "text/event-stream"))
                     .idleTimeout(60, TimeUnit.SECONDS);
             synchronized (this) {
                 watchers.add(w);
-                listeners.add(listener);
                 requests.add(request);
             }
             request.send(listener);
@@ -146,14 +147,13 @@ public final class StreamWatchers implements AutoCloseable {
 
     /** Ends every stream (the client closes its connections) and forgets them. */
     public void closeAll() {
-        List<org.eclipse.jetty.client.Request> open;
+        List<Request> open;
         synchronized (this) {
             open = List.copyOf(requests);
             requests.clear();
-            listeners.clear();
             watchers.clear();
         }
-        open.forEach(r -> r.abort(new java.util.concurrent.CancellationException("the watcher left")));
+        open.forEach(r -> r.abort(new CancellationException("the watcher left")));
     }
 
     /** Splits the content into lines (a line may span chunks) and reads each {@code data:} line's {@code upvotes}. */
