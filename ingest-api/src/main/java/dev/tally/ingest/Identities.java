@@ -27,7 +27,8 @@ import java.util.regex.Pattern;
  */
 public final class Identities {
     /** A voter as the rest of Tally sees them. */
-    public record Voter(String hash, Optional<Instant> accountCreated) {}
+    /** @param anonymous known only by a signed cookie, not signed in */
+    public record Voter(String hash, Optional<Instant> accountCreated, boolean anonymous) {}
 
     /**
      * The caller's address (kept in memory for the request only) and its network's keyed hash; null for a
@@ -82,7 +83,7 @@ public final class Identities {
         if (bearer.isPresent()) {
             try {
                 Account account = jwt.verify(bearer.get(), now);
-                return Optional.of(new Voter(hasher.voter("user:" + account.subject()), account.accountCreated()));
+                return Optional.of(new Voter(hasher.voter("user:" + account.subject()), account.accountCreated(), false));
             } catch (InvalidJwtException e) {
                 throw new ApiProblem(401, "bad-credentials", "Bad credentials", e.getMessage())
                         .withHeader("WWW-Authenticate", "Bearer error=\"invalid_token\"");
@@ -95,7 +96,7 @@ public final class Identities {
                     throw new ApiProblem(401, "bad-credentials", "Bad credentials",
                             "X-Tally-User must be 1 to 128 visible ASCII characters");
                 }
-                return Optional.of(new Voter(hasher.voter("user:" + user), Optional.empty()));
+                return Optional.of(new Voter(hasher.voter("user:" + user), Optional.empty(), false));
             }
         }
         String host = ctx.req().getServerName();
@@ -106,7 +107,7 @@ public final class Identities {
             anonymous = Optional.of(new VoterCookie.Verified(issued.voterId(), now));
         }
         // an anonymous voter is as old as their cookie: a fresh one weighs like a new account
-        return anonymous.map(v -> new Voter(hasher.voter("anon:" + v.voterId()), Optional.of(v.issuedAt())));
+        return anonymous.map(v -> new Voter(hasher.voter("anon:" + v.voterId()), Optional.of(v.issuedAt()), true));
     }
 
     /**

@@ -86,7 +86,7 @@ final class VoteHandler {
         fraudGate.check(ctx, network, client.address(), new ItemKey(request.itemType(), request.itemId()));
         VoteCommand command = VoteCommand.newBuilder()
                 .setCommandId(UUID.randomUUID().toString()).setVoter(voter.hash()).setNetwork(network)
-                .setAccountCreated(voter.accountCreated().orElse(null))
+                .setAccountCreated(voter.accountCreated().orElse(null)).setAnonymous(voter.anonymous())
                 .setItemType(request.itemType()).setItemId(request.itemId())
                 .setAction(request.action()).setVoteValue(request.voteValue()).setReaction(request.reaction())
                 .setMode(request.mode()).setCatalogVersion(request.catalogVersion())

@@ -193,6 +193,7 @@ class HostileInputTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(api.submitted.size()).isEqualTo(before + 1);
         assertThat(api.submitted.get(api.submitted.size() - 1).getVoter()).doesNotContain("mallory").hasSize(64);
+        assertThat(api.submitted.get(api.submitted.size() - 1).getAnonymous()).as("a gateway's signed-in user").isFalse();
     }
 
     @Test
@@ -204,6 +205,7 @@ class HostileInputTest {
         assertThat(setCookie).startsWith("tally_vid=").contains("HttpOnly", "SameSite=Lax", "Path=/v1").doesNotContain("Secure");
         String cookie = setCookie.substring(0, setCookie.indexOf(';'));
         String firstVoter = api.submitted.get(api.submitted.size() - 1).getVoter();
+        assertThat(api.submitted.get(api.submitted.size() - 1).getAnonymous()).as("known by a cookie only").isTrue();
 
         HttpResponse<String> again = send("POST", "/v1/votes", h("Content-Type", "application/json", "Cookie", cookie), VALID);
         assertThat(again.headers().firstValue("Set-Cookie")).as("a valid cookie is kept").isEmpty();

@@ -209,7 +209,7 @@ final class VoteDecider {
                 .setOutcome(outcome).setBefore(stored).setAfter(afterState)
                 .setReceivedAt(command.getReceivedAt()).setResolvedAt(Instant.ofEpochMilli(now))
                 .setSourcePartition(source.partition()).setSourceOffset(source.offset())
-                .setBeforeCastAt(beforeCastAt)
+                .setBeforeCastAt(beforeCastAt).setAnonymous(command.getAnonymous())
                 .build();
         return new Decision.Applied(applied(command, source, outcome, stored, afterState), event);
     }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
  * When each vote was cast, as the events tell it: {@code before_cast_at} is when the vote an event replaces was
  * cast, and the vote after it was cast at the event's {@code received_at} when it differs from the vote before,
  * else at {@code before_cast_at} — so a consumer can place every vote in time (a trailing window) from the events
- * alone. A reaction does not recast the vote; a retraction leaves no vote and no time.
+ * alone. A reaction does not recast the vote; a retraction leaves no vote and no time. Each event also carries
+ * whether its voter was signed in, as the command said.
  */
 class CastTimesTest {
     private static final Instant T1 = Instant.parse("2026-12-01T10:00:00Z");
@@ -52,6 +53,18 @@ class CastTimesTest {
 
         VoteEvent again = send(ProcessorDriver.vote("u", "p", 1, VoteMode.TOGGLE), T1.plusSeconds(240));
         assertThat(again.getBeforeCastAt()).as("a retraction leaves no vote and no time").isNull();
+    }
+
+    @Test
+    void theEventSaysWhetherItsVoterWasSignedInAsTheCommandDid() {
+        VoteCommand cookie = ProcessorDriver.vote("a", "p", 1, VoteMode.SET);
+        cookie.setAnonymous(true);
+        VoteCommand account = ProcessorDriver.vote("b", "p", 1, VoteMode.SET);
+        account.setAnonymous(false);
+
+        assertThat(send(cookie, T1).getAnonymous()).isTrue();
+        assertThat(send(account, T1).getAnonymous()).isFalse();
+        assertThat(send(ProcessorDriver.vote("c", "p", 1, VoteMode.SET), T1).getAnonymous()).as("not told").isNull();
     }
 
     @Test
