@@ -16,7 +16,7 @@ class VoterItemAliasTest {
 
         VoterItem read = AvroSerde.of(VoterItem.class).decode(current);
 
-        assertThat(read).isEqualTo(new VoterItem(1, "love", 0.1, -1L, null, null));
+        assertThat(read).isEqualTo(new VoterItem(1, "love", 0.1, -1L, null, null, null));
     }
 
     @Test
@@ -33,6 +33,6 @@ class VoterItemAliasTest {
             throw new java.io.UncheckedIOException(e);
         }
 
-        assertThat(AvroSerde.of(VoterItem.class).decode(bytes)).isEqualTo(new VoterItem(-1, null, 1.0, -1L, null, null));
+        assertThat(AvroSerde.of(VoterItem.class).decode(bytes)).isEqualTo(new VoterItem(-1, null, 1.0, -1L, null, null, null));
     }
 }

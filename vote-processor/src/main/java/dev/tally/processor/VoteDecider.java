@@ -199,17 +199,19 @@ final class VoteDecider {
         } else {
             limits.enrol(); // a moderator's change, or a release (whose hold charged the voter): recorded, not charged
         }
-        // a vote keeps the time it was cast while only its reaction changes; a new vote is cast when its command came
-        Instant beforeCastAt = stored.getVote() == 0 ? null : entry.castAt();
-        Instant afterCastAt = afterState.getVote() == stored.getVote() ? beforeCastAt : command.getReceivedAt();
-        voterItems.put(key, entry, afterState, source.offset(), afterCastAt);
+        // a vote keeps when and by whom it was cast while only its reaction changes; a new vote is cast by its command
+        VoterItems.Cast beforeCast = stored.getVote() == 0 ? VoterItems.Cast.UNKNOWN : entry.cast();
+        VoterItems.Cast afterCast = afterState.getVote() == stored.getVote() ? beforeCast
+                : new VoterItems.Cast(command.getReceivedAt(), command.getAnonymous());
+        voterItems.put(key, entry, afterState, source.offset(), afterCast);
         VoteEvent event = VoteEvent.newBuilder()
                 .setCommandId(command.getCommandId()).setVoter(command.getVoter())
                 .setItemType(command.getItemType()).setItemId(command.getItemId())
                 .setOutcome(outcome).setBefore(stored).setAfter(afterState)
                 .setReceivedAt(command.getReceivedAt()).setResolvedAt(Instant.ofEpochMilli(now))
                 .setSourcePartition(source.partition()).setSourceOffset(source.offset())
-                .setBeforeCastAt(beforeCastAt).setAnonymous(command.getAnonymous())
+                .setBeforeCastAt(beforeCast.at()).setBeforeAnonymous(beforeCast.anonymous())
+                .setAnonymous(command.getAnonymous())
                 .build();
         return new Decision.Applied(applied(command, source, outcome, stored, afterState), event);
     }

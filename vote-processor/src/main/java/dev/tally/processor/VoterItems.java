@@ -42,10 +42,18 @@ final class VoterItems {
      * @param state  the public state (no vote: {@link VoterState#NONE}, weight 1.0), what the counts hold
      * @param offset the offset of the command that last changed it, -1 when unknown
      * @param held   what the voter sees while votes of theirs here wait in quarantine
-     * @param castAt when the public state's vote was cast; null when it holds none, or was stored before this was kept
+     * @param cast   when the public state's vote was cast and whether its command was anonymous
      */
-    record Entry(VoterItemState state, long offset, Optional<VoterItemState> held, Instant castAt) {
-        static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty(), null);
+    record Entry(VoterItemState state, long offset, Optional<VoterItemState> held, Cast cast) {
+        static final Entry NONE = new Entry(VoterItems.state(VoterState.NONE, 1.0), -1, Optional.empty(), Cast.UNKNOWN);
+    }
+
+    /**
+     * When a vote was cast and whether its command said its voter was anonymous; either null when not known (no vote,
+     * or stored before this was kept).
+     */
+    record Cast(Instant at, Boolean anonymous) {
+        static final Cast UNKNOWN = new Cast(null, null);
     }
 
     static String key(String voter, String itemType, String itemId) {
@@ -71,7 +79,7 @@ final class VoterItems {
             }
         }
         return new Entry(new VoterItemState(s.getVote(), s.getReaction(), weight), s.getOffset(), Optional.ofNullable(s.getHeld()),
-                s.getCastAt());
+                new Cast(s.getCastAt(), s.getAnonymous()));
     }
 
     /** Whether the task holds no voter-item record. */
@@ -89,10 +97,10 @@ final class VoterItems {
     /**
      * Writes a new public state over {@code before} (as {@link #read} gave it), keeping what the voter sees while
      * votes are held; {@code offset} -1 (a released vote, no command offset of its own) keeps the last one.
-     * {@code castAt} is when its vote was cast.
+     * {@code cast} says when its vote was cast, and by whom.
      */
-    void put(String key, Entry before, VoterItemState state, long offset, Instant castAt) {
-        write(key, state, offset < 0 ? before.offset() : offset, before.held(), castAt);
+    void put(String key, Entry before, VoterItemState state, long offset, Cast cast) {
+        write(key, state, offset < 0 ? before.offset() : offset, before.held(), cast);
     }
 
     /** Sets what the voter sees while votes of theirs here are held, or clears it (empty) when none are. */
@@ -105,12 +113,13 @@ final class VoterItems {
         if (before == Entry.NONE && seen.isEmpty()) { // no record, and nothing to hold: nothing to write
             return;
         }
-        write(key, before.state(), before.offset(), seen, before.castAt());
+        write(key, before.state(), before.offset(), seen, before.cast());
     }
 
-    private void write(String key, VoterItemState state, long offset, Optional<VoterItemState> held, Instant castAt) {
+    private void write(String key, VoterItemState state, long offset, Optional<VoterItemState> held, Cast cast) {
+        Cast kept = state.getVote() == 0 ? Cast.UNKNOWN : cast;
         store.put(key, new VoterItem(state.getVote(), state.getReaction(), state.getWeight(), offset, held.orElse(null),
-                state.getVote() == 0 ? null : castAt));
+                kept.at(), kept.anonymous()));
     }
 
     /**

@@ -65,12 +65,20 @@ class CastTimesTest {
         assertThat(send(cookie, T1).getAnonymous()).isTrue();
         assertThat(send(account, T1).getAnonymous()).isFalse();
         assertThat(send(ProcessorDriver.vote("c", "p", 1, VoteMode.SET), T1).getAnonymous()).as("not told").isNull();
+
+        VoteCommand like = ProcessorDriver.reaction("a", "p", "like", VoteMode.SET);
+        like.setAnonymous(true);
+        VoteEvent liked = send(like, T1.plusSeconds(1));
+        assertThat(liked.getBeforeAnonymous()).as("the flag of the command that cast the up-vote").isTrue();
+        VoteCommand down = ProcessorDriver.vote("a", "p", -1, VoteMode.SET);
+        down.setAnonymous(true);
+        assertThat(send(down, T1.plusSeconds(2)).getBeforeAnonymous()).as("a reaction did not recast it").isTrue();
     }
 
     @Test
     void aVoteStoredBeforeCastTimesWereKeptHasNone() {
         p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
-                .put(VoterItems.key("old", "post", "p"), new dev.tally.schema.VoterItem(1, null, 1.0, 7L, null, null));
+                .put(VoterItems.key("old", "post", "p"), new dev.tally.schema.VoterItem(1, null, 1.0, 7L, null, null, null));
 
         VoteEvent down = send(ProcessorDriver.vote("old", "p", -1, VoteMode.SET), T1);
         assertThat(down.getBefore().getVote()).isEqualTo(1);

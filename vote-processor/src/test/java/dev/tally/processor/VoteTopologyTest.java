@@ -239,7 +239,7 @@ class VoteTopologyTest {
     void voterItemsKeptBeforeTheQuotasCoveredThemAreAlwaysLookedUp() {
         // a node's data from before every voter-item had a quota record: a vote, and no record of its voter
         driver.<String, VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE)
-                .put("old|post:1", new VoterItem(1, null, 1.0, 7L, null, null));
+                .put("old|post:1", new VoterItem(1, null, 1.0, 7L, null, null, null));
 
         VoteOutcome again = send(vote("old", "1", 1, VoteMode.SET));
 

@@ -23,6 +23,7 @@ import java.util.TreeMap;
  *   <tr><td>an event</td><td>takes away the vote {@code before} held, at {@code before_cast_at}, and adds the
  *       vote {@code after} holds: cast at {@code received_at} if it differs from before's, else at
  *       {@code before_cast_at}; a reaction alone changes nothing</td></tr>
+ *   <tr><td>what a vote adds</td><td>{@code vote × weight}, the weight as the {@link RankingPolicy} says</td></tr>
  * </table>
  */
 public final class WindowedScore {
@@ -50,19 +51,21 @@ public final class WindowedScore {
         }
     }
 
-    /** What one vote event changes. */
-    public void apply(VoteEvent event) {
+    /** What one vote event changes, its votes weighed by {@code policy}. */
+    public void apply(VoteEvent event, RankingPolicy policy) {
         VoterItemState before = event.getBefore();
         VoterItemState after = event.getAfter();
         if (before.getVote() == after.getVote() && before.getWeight() == after.getWeight()) {
             return; // a reaction alone
         }
+        // the vote before holds is taken back as it was added: by the flag of the command that cast it
         if (before.getVote() != 0) {
-            add(-before.getVote() * before.getWeight(), event.getBeforeCastAt());
+            add(-before.getVote() * policy.weight(before.getWeight(), event.getBeforeAnonymous()), event.getBeforeCastAt());
         }
         if (after.getVote() != 0) {
-            add(after.getVote() * after.getWeight(),
-                    after.getVote() == before.getVote() ? event.getBeforeCastAt() : event.getReceivedAt());
+            boolean recast = after.getVote() != before.getVote();
+            add(after.getVote() * policy.weight(after.getWeight(), recast ? event.getAnonymous() : event.getBeforeAnonymous()),
+                    recast ? event.getReceivedAt() : event.getBeforeCastAt());
         }
     }
 
