@@ -1,8 +1,6 @@
 package dev.tally.common.ranking;
 
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * How votes weigh in rankings: a named rule with a version, so that a list built under one rule is never mistaken
@@ -48,12 +46,6 @@ public enum RankingPolicy {
     }
 
     public static RankingPolicy parse(String name) {
-        for (RankingPolicy p : values()) {
-            if (p.wireName().equals(name)) {
-                return p;
-            }
-        }
-        throw new IllegalArgumentException("policy must be one of "
-                + Arrays.stream(values()).map(RankingPolicy::wireName).collect(Collectors.joining(", ")) + ", got '" + name + "'");
+        return WireNames.parse(values(), RankingPolicy::wireName, "policy", name);
     }
 }

@@ -1,8 +1,6 @@
 package dev.tally.common.ranking;
 
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * The orders a ranked list can be asked for. Each is a total order: items by their key, highest first, ties by
@@ -42,12 +40,7 @@ public enum RankingSort {
 
     /** The sort a request names; an unknown name is refused with the list of known ones. */
     public static RankingSort parse(String name) {
-        for (RankingSort s : values()) {
-            if (s.wireName().equals(name)) {
-                return s;
-            }
-        }
-        throw new IllegalArgumentException("sort must be one of " + names() + ", got '" + name + "'");
+        return WireNames.parse(values(), RankingSort::wireName, "sort", name);
     }
 
     /** The window a request with this sort may name: {@code top}'s defaults to {@code all}; other sorts take none. */
@@ -59,9 +52,5 @@ public enum RankingSort {
             return RankingWindow.ALL;
         }
         return requested == null ? RankingWindow.ALL : RankingWindow.parse(requested);
-    }
-
-    private static String names() {
-        return Arrays.stream(values()).map(RankingSort::wireName).collect(Collectors.joining(", "));
     }
 }

@@ -1,9 +1,7 @@
 package dev.tally.common.ranking;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Locale;
-import java.util.stream.Collectors;
 
 /**
  * The trailing windows of {@code sort=top}: the net score of the votes <em>cast in</em> the window, so an item falls
@@ -29,12 +27,6 @@ public enum RankingWindow {
     }
 
     public static RankingWindow parse(String name) {
-        for (RankingWindow w : values()) {
-            if (w.wireName().equals(name)) {
-                return w;
-            }
-        }
-        throw new IllegalArgumentException("window must be one of "
-                + Arrays.stream(values()).map(RankingWindow::wireName).collect(Collectors.joining(", ")) + ", got '" + name + "'");
+        return WireNames.parse(values(), RankingWindow::wireName, "window", name);
     }
 }
