@@ -258,20 +258,19 @@ public final class LiveUpdates implements AutoCloseable {
      */
     void broadcast() {
         List<Watch> due;
+        List<Change> latest = new ArrayList<>();
         synchronized (this) {
             due = changed;
             changed = new ArrayList<>();
-        }
-        for (Watch w : due) {
-            Change change;
-            synchronized (this) {
-                change = w.latest;
+            for (Watch w : due) {
+                latest.add(w.latest);
                 w.latest = null;
             }
-            if (change != null) {
-                byte[] event = EventStream.countsEvent(change.id(), change.counts());
-                w.subscribers.forEach(s -> s.send(change.itemKey(), event));
-            }
+        }
+        for (int i = 0; i < due.size(); i++) { // encoded and written outside the lock: publish never waits for sockets
+            Change change = latest.get(i);
+            byte[] event = EventStream.countsEvent(change.id(), change.counts());
+            due.get(i).subscribers.forEach(s -> s.send(change.itemKey(), event));
         }
         long now = nanoClock.getAsLong();
         if (now - lastTickNanos >= TICK.toNanos()) {

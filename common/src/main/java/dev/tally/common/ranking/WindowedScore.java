@@ -43,9 +43,9 @@ public final class WindowedScore {
         for (RankingWindow w : RankingWindow.values()) {
             if (w.length() != null) {
                 TreeMap<Long, Double> b = buckets.computeIfAbsent(w, x -> new TreeMap<>());
-                double sum = b.merge(bucket(w, castAt), value, Double::sum);
-                if (Math.abs(sum) < ZERO) {
-                    b.remove(bucket(w, castAt));
+                long bucket = bucket(w, castAt);
+                if (Math.abs(b.merge(bucket, value, Double::sum)) < ZERO) {
+                    b.remove(bucket);
                 }
             }
         }

@@ -88,7 +88,7 @@ public final class HttpLoad {
     }
 
     /** The vote as {@code POST /v1/votes} in set mode, as its own voter ({@code X-Tally-User}, trusted in the dev profile). */
-    private static org.eclipse.jetty.client.Request post(HttpDriver http, Workload.Vote vote) {
+    static org.eclipse.jetty.client.Request post(HttpDriver http, Workload.Vote vote) {
         String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + vote.itemId()
                 + "\",\"vote_value\":" + vote.value() + ",\"mode\":\"set\"}";
         return http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", vote.voter()));

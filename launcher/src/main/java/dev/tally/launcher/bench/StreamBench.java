@@ -161,14 +161,9 @@ public final class StreamBench {
         long burstStart = System.nanoTime();
         long lastSent = burstStart;
         for (int i = 0; i < votes; i++) {
-            long due = burstStart + TimeUnit.MILLISECONDS.toNanos(2000L * i / Math.max(1, votes - 1));
-            while (System.nanoTime() < due) {
-                Thread.sleep(1);
-            }
-            String body = "{\"item_type\":\"" + Workload.ITEM_TYPE + "\",\"item_id\":\"" + item + "\",\"vote_value\":1,\"mode\":\"set\"}";
+            LoadStats.sleepUntil(burstStart + TimeUnit.MILLISECONDS.toNanos(2000L * i / Math.max(1, votes - 1)));
             lastSent = System.nanoTime();
-            String voter = "burst-voter-" + i;
-            http.send(http.post("/v1/votes", body).headers(h -> h.put("X-Tally-User", voter)), lastSent,
+            http.send(HttpLoad.post(http, new Workload.Vote(i, "burst-voter-" + i, item, 1)), lastSent,
                     a -> {
                         if (a.status() == 200 || a.status() == 202) {
                             accepted.incrementAndGet();
