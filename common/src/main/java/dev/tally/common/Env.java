@@ -107,6 +107,20 @@ public final class Env {
         }).orElse(dflt);
     }
 
+    public double decimal(String name, double dflt, double min, double max) {
+        return get(name).map(v -> {
+            try {
+                double n = Double.parseDouble(v);
+                if (!(n >= min && n <= max)) {
+                    throw new ConfigException(name, v, "a number from " + min + " to " + max);
+                }
+                return n;
+            } catch (NumberFormatException e) {
+                throw new ConfigException(name, v, "a number from " + min + " to " + max);
+            }
+        }).orElse(dflt);
+    }
+
     public boolean bool(String name, boolean dflt) {
         return get(name).map(v -> switch (v.toLowerCase()) {
             case "true", "1", "yes", "on" -> true;

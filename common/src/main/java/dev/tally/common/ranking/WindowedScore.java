@@ -1,11 +1,12 @@
 package dev.tally.common.ranking;
 
 import dev.tally.schema.VoteEvent;
-import dev.tally.schema.VoterItemState;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 
 /**
@@ -29,7 +30,7 @@ import java.util.TreeMap;
 public final class WindowedScore {
     static final int BUCKETS = 60;
     /** A bucket whose sum is this close to 0 is gone: its votes were all taken back. */
-    private static final double ZERO = 1e-9;
+    static final double ZERO = 1e-9;
 
     private final Map<RankingWindow, TreeMap<Long, Double>> buckets = new EnumMap<>(RankingWindow.class);
     private double all;
@@ -51,22 +52,9 @@ public final class WindowedScore {
         }
     }
 
-    /** What one vote event changes, its votes weighed by {@code policy}. */
+    /** What one vote event changes, its votes weighed by {@code policy} ({@link WeighedVotes}). */
     public void apply(VoteEvent event, RankingPolicy policy) {
-        VoterItemState before = event.getBefore();
-        VoterItemState after = event.getAfter();
-        if (before.getVote() == after.getVote() && before.getWeight() == after.getWeight()) {
-            return; // a reaction alone
-        }
-        // the vote before holds is taken back as it was added: by the flag of the command that cast it
-        if (before.getVote() != 0) {
-            add(-before.getVote() * policy.weight(before.getWeight(), event.getBeforeAnonymous()), event.getBeforeCastAt());
-        }
-        if (after.getVote() != 0) {
-            boolean recast = after.getVote() != before.getVote();
-            add(after.getVote() * policy.weight(after.getWeight(), recast ? event.getAnonymous() : event.getBeforeAnonymous()),
-                    recast ? event.getReceivedAt() : event.getBeforeCastAt());
-        }
+        WeighedVotes.of(event, policy, (vote, weight, castAt, cast) -> add((cast ? vote : -vote) * weight, castAt));
     }
 
     /** The score over {@code window} at {@code now}. */
@@ -89,6 +77,54 @@ public final class WindowedScore {
     public void expire(Instant now) {
         buckets.forEach((w, b) -> b.headMap(bucket(w, now) - BUCKETS, true).clear());
         buckets.values().removeIf(TreeMap::isEmpty);
+    }
+
+    /** Whether a vote counted in {@code window} at {@code now}: {@code all} holds every vote. */
+    public boolean holds(RankingWindow window, Instant now) {
+        if (window.length() == null) {
+            return true;
+        }
+        TreeMap<Long, Double> b = buckets.get(window);
+        return b != null && b.higherKey(bucket(window, now) - BUCKETS) != null;
+    }
+
+    /** When the next bucket leaves its window, so a score changes without a vote; null when none will. */
+    public Instant nextChange() {
+        long next = Long.MAX_VALUE;
+        for (var e : buckets.entrySet()) {
+            if (!e.getValue().isEmpty()) {
+                long length = bucketLength(e.getKey()).toMillis();
+                next = Math.min(next, (e.getValue().firstKey() + BUCKETS) * length);
+            }
+        }
+        return next == Long.MAX_VALUE ? null : Instant.ofEpochMilli(next);
+    }
+
+    /** The score over {@code all}: every vote, whenever cast. */
+    public double all() {
+        return all;
+    }
+
+    /** Each finite window's buckets (bucket number, then sum), for a store to write; read-only. */
+    public Map<RankingWindow, SortedMap<Long, Double>> buckets() {
+        Map<RankingWindow, SortedMap<Long, Double>> out = new EnumMap<>(RankingWindow.class);
+        buckets.forEach((w, b) -> out.put(w, Collections.unmodifiableSortedMap(b)));
+        return out;
+    }
+
+    /** A score as a store wrote it: {@link #all()} and {@link #buckets()}. */
+    public static WindowedScore of(double all, Map<RankingWindow, ? extends Map<Long, Double>> buckets) {
+        WindowedScore s = new WindowedScore();
+        s.all = all;
+        buckets.forEach((w, b) -> {
+            if (w.length() == null) {
+                throw new IllegalArgumentException("window all has no buckets");
+            }
+            if (!b.isEmpty()) {
+                s.buckets.put(w, new TreeMap<>(b));
+            }
+        });
+        return s;
     }
 
     /** Whether it holds any bucket: an item with none has 0 in every finite window. */

@@ -11,29 +11,38 @@ class RankingCursorTest {
 
     @Test
     void aCursorComesBackAsTheSamePositionForTheSameList() {
-        RankingCursor cursor = new RankingCursor(RankingSort.TOP, RankingWindow.WEEK, new OrderKey(-12.5, "post-9"));
+        RankingCursor cursor = new RankingCursor(RankingSort.TOP, RankingWindow.WEEK, RankingPolicy.SIGNED_IN, 25,
+                new OrderKey(-12.5, "post-9"));
         String text = cursor.encode();
 
         assertThat(text).matches("[A-Za-z0-9_-]+");
-        assertThat(RankingCursor.parse(text, RankingSort.TOP, RankingWindow.WEEK)).isEqualTo(cursor);
+        assertThat(RankingCursor.parse(text, RankingSort.TOP, RankingWindow.WEEK, RankingPolicy.SIGNED_IN)).isEqualTo(cursor);
     }
 
     @Test
     void aCursorOfAnotherListOrNotOursIsRefused() {
-        String top = new RankingCursor(RankingSort.TOP, RankingWindow.WEEK, new OrderKey(3, "a")).encode();
+        String top = new RankingCursor(RankingSort.TOP, RankingWindow.WEEK, RankingPolicy.TRUSTED, 25, new OrderKey(3, "a")).encode();
 
-        assertThatThrownBy(() -> RankingCursor.parse(top, RankingSort.HOT, RankingWindow.ALL))
-                .hasMessage("cursor belongs to sort=top window=week, not sort=hot window=all");
-        assertThatThrownBy(() -> RankingCursor.parse(top, RankingSort.TOP, RankingWindow.DAY))
+        assertThatThrownBy(() -> RankingCursor.parse(top, RankingSort.HOT, RankingWindow.ALL, RankingPolicy.TRUSTED))
+                .hasMessage("cursor belongs to sort=top window=week policy=trusted, not sort=hot window=all policy=trusted");
+        assertThatThrownBy(() -> RankingCursor.parse(top, RankingSort.TOP, RankingWindow.DAY, RankingPolicy.TRUSTED))
                 .hasMessageContaining("not sort=top window=day");
-        assertThatThrownBy(() -> RankingCursor.parse("not base64!", RankingSort.HOT, RankingWindow.ALL))
+        assertThatThrownBy(() -> RankingCursor.parse(top, RankingSort.TOP, RankingWindow.WEEK, RankingPolicy.ALL))
+                .hasMessageContaining("not sort=top window=week policy=all");
+        assertThatThrownBy(() -> RankingCursor.parse("not base64!", RankingSort.HOT, RankingWindow.ALL, RankingPolicy.ALL))
                 .hasMessageContaining("not base64url");
-        for (byte[] forged : new byte[][] {{1, 0, 5}, {2, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 'a'}, {1, 9, 5, 0, 0, 0, 0, 0, 0, 0, 0, 'a'},
-                {1, 0, 9, 0, 0, 0, 0, 0, 0, 0, 0, 'a'}, new byte[200]}) {
+        byte[] key = {0, 0, 0, 0, 0, 0, 0, 0, 'a'};
+        for (byte[] forged : new byte[][] {{1, 0, 5, 0}, header(2, 0, 5, 0, 1, key), header(1, 9, 5, 0, 1, key),
+                header(1, 0, 9, 0, 1, key), header(1, 0, 5, 7, 1, key), header(1, 0, 5, 0, 0, key), new byte[200]}) {
             String text = Base64.getUrlEncoder().withoutPadding().encodeToString(forged);
-            assertThatThrownBy(() -> RankingCursor.parse(text, RankingSort.HOT, RankingWindow.ALL))
+            assertThatThrownBy(() -> RankingCursor.parse(text, RankingSort.HOT, RankingWindow.ALL, RankingPolicy.ALL))
                     .hasMessage("cursor is not one this API gave out");
         }
+    }
+
+    private static byte[] header(int version, int sort, int window, int policy, int rank, byte[] key) {
+        return java.nio.ByteBuffer.allocate(8 + key.length).put((byte) version).put((byte) sort).put((byte) window)
+                .put((byte) policy).putInt(rank).put(key).array();
     }
 
     @Test
