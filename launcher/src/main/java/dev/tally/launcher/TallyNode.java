@@ -36,12 +36,17 @@ import dev.tally.projector.CountProjectorConfig;
 import dev.tally.projector.ranking.RankingConfig;
 import dev.tally.projector.ranking.RankingJob;
 import dev.tally.projector.ranking.RankingRoutes;
+import dev.tally.projector.rankings.RankingService;
+import dev.tally.projector.rankings.RankingsConfig;
+import dev.tally.projector.rankings.RankingsRoute;
+import dev.tally.common.ranking.RankingPolicy;
 import dev.tally.projector.reconcile.ReconcileConfig;
 import dev.tally.projector.reconcile.ReconcileJob;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +82,8 @@ public final class TallyNode implements AutoCloseable {
     private final TallyMetrics metrics = new TallyMetrics();
     private VoteProcessor processor;
     private CountProjector projector;
+    private final Map<RankingPolicy, RankingService> rankingLists = new EnumMap<>(RankingPolicy.class);
+    private RankingPolicy rankingPolicy;
     private Javalin http;
     private String adminToken;
     private boolean adminTokenGiven;
@@ -120,6 +127,7 @@ public final class TallyNode implements AutoCloseable {
         }
         if (services.contains(Service.COUNT_PROJECTOR)) {
             ReconcileConfig.from(env);
+            RankingsConfig.from(env);
         }
         if (services.contains(Service.INGEST_API)) {
             IngestConfig config = IngestConfig.from(env, Profile.from(env));
@@ -170,6 +178,11 @@ public final class TallyNode implements AutoCloseable {
             projector = CountProjector.start(runtime, CountProjectorConfig.from(env), self);
             track(projector.service(), projector);
             closeables.add(new RankingJob(runtime.kafka(), RankingConfig.from(env)));
+            RankingsConfig lists = RankingsConfig.from(env);
+            rankingPolicy = lists.policy();
+            RankingService ranked = RankingService.start(runtime, lists, self);
+            rankingLists.put(lists.policy(), ranked);
+            track(ranked.service(), ranked);
             closeables.add(0, ReconcileJob.from(env, runtime.kafka()).start());
         }
         if (services.contains(Service.FRAUD_DETECTOR)) {
@@ -225,6 +238,8 @@ public final class TallyNode implements AutoCloseable {
             }
             if (projector != null) {
                 projector.mountInternalRoutes(cfg.routes);
+                rankingLists.values().forEach(r -> r.mountInternalRoutes(cfg.routes));
+                RankingsRoute.mount(cfg.routes, rankingLists, rankingPolicy);
             }
             RankingRoutes.mount(cfg.routes, rankings, rankingConfig.maxAge());
         }).start();
@@ -264,6 +279,7 @@ public final class TallyNode implements AutoCloseable {
             }
             if (projector != null) {
                 projector.mountInternalRoutes(cfg.routes);
+                rankingLists.values().forEach(r -> r.mountInternalRoutes(cfg.routes));
             }
         }).start();
         closeables.add(0, http::stop);

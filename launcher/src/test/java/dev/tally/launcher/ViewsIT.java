@@ -99,6 +99,82 @@ class ViewsIT {
         assertThat(empty.get("items").size()).isZero();
     }
 
+    @Test
+    void liveRankingsAnswerEverySortPagedThroughCursorsAndMoveWithAVote() throws Exception {
+        String type = "clip" + run.replaceAll("[^a-z0-9]", "").substring(0, 4);
+        // i0: 4 up; i1: 3 up 1 down; i2: 1 up 1 down; i3: 2 down
+        int[][] upDown = {{4, 0}, {3, 1}, {1, 1}, {0, 2}};
+        for (int i = 0; i < upDown.length; i++) {
+            for (int u = 0; u < upDown[i][0] + upDown[i][1]; u++) {
+                var r = client.vote("lister" + u, "{\"item_type\":\"" + type + "\",\"item_id\":\"i" + i
+                        + "\",\"vote_value\":" + (u < upDown[i][0] ? 1 : -1) + "}");
+                assertThat(r.status()).isEqualTo(200);
+            }
+        }
+        String top = "/v1/rankings/" + type + "?sort=top&window=day";
+        JsonNode page = awaitItems(top, 4);
+        assertThat(page.get("items").findValuesAsText("item_id")).containsExactly("i0", "i1", "i2", "i3");
+        assertThat(page.get("items").findValuesAsText("key")).containsExactly("4.0", "2.0", "0.0", "-2.0");
+        assertThat(page.get("sort").asText()).isEqualTo("top");
+        assertThat(page.get("window").asText()).isEqualTo("day");
+        assertThat(page.get("policy").asText()).isEqualTo("trusted");
+        assertThat(page.get("next_cursor").isNull()).isTrue();
+        JsonNode first = page.get("items").get(0);
+        assertThat(first.get("upvotes").asLong()).isEqualTo(4);
+        assertThat(first.get("score").asLong()).isEqualTo(4);
+        assertThat(first.get("rank").asInt()).isEqualTo(1);
+
+        var firstPage = client.get(null, top + "&limit=3");
+        assertThat(firstPage.header("Tally-Position")).matches("\\d+:\\d+(,\\d+:\\d+)*");
+        String cursor = firstPage.body().get("next_cursor").asText();
+        var second = client.get(null, top + "&limit=3&cursor=" + cursor).body();
+        assertThat(second.get("items").findValuesAsText("item_id")).containsExactly("i3");
+        assertThat(second.get("items").get(0).get("rank").asInt()).isEqualTo(4);
+
+        assertThat(awaitItems("/v1/rankings/" + type + "?sort=controversial", 2).get("items").findValuesAsText("item_id"))
+                .containsExactly("i2", "i1");
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=rising").body().get("items").findValuesAsText("item_id"))
+                .containsExactly("i0", "i1");
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=best").body().get("items").findValuesAsText("item_id"))
+                .containsExactly("i0", "i1", "i2", "i3");
+        assertThat(client.get(null, "/v1/rankings/" + type).body().get("sort").asText()).isEqualTo("hot");
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=new").body().get("items")).hasSize(4);
+
+        // three more downvotes move i3's neighbour i2 below it in top
+        for (int u = 0; u < 3; u++) {
+            assertThat(client.vote("mover" + u, "{\"item_type\":\"" + type + "\",\"item_id\":\"i2\",\"vote_value\":-1}")
+                    .status()).isEqualTo(200);
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!client.get(null, top).body().get("items").findValuesAsText("item_id").equals(java.util.List.of("i0", "i1", "i3", "i2"))
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        assertThat(client.get(null, top).body().get("items").findValuesAsText("item_id")).containsExactly("i0", "i1", "i3", "i2");
+
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=hot&window=day").status()).isEqualTo(400);
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=loud").body().get("detail").asText())
+                .isEqualTo("sort must be one of hot, best, top, controversial, rising, new, got 'loud'");
+        assertThat(client.get(null, "/v1/rankings/" + type + "?limit=101").status()).isEqualTo(400);
+        assertThat(client.get(null, top + "&cursor=" + cursor.substring(1)).status()).isEqualTo(400);
+        assertThat(client.get(null, "/v1/rankings/" + type + "?sort=top&window=week&cursor=" + cursor).status()).isEqualTo(400);
+        assertThat(client.get(null, "/v1/rankings/" + type + "?policy=all").status()).isEqualTo(404);
+        assertThat(client.get(null, "/v1/rankings/Bad").status()).isEqualTo(400);
+    }
+
+    private static JsonNode awaitItems(String path, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        JsonNode last = null;
+        while (System.nanoTime() < deadline) {
+            last = client.get(null, path).body();
+            if (last.get("items").size() >= n) {
+                return last;
+            }
+            Thread.sleep(100);
+        }
+        return last;
+    }
+
     private static JsonNode awaitUpvotes(String item, long expected) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
         JsonNode last = null;

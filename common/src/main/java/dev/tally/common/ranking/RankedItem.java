@@ -14,7 +14,7 @@ import java.time.Instant;
  *   <tr><td>hot</td><td>{@link Scores#hot}(s, t)</td><td>every item</td></tr>
  *   <tr><td>best</td><td>{@link Scores#wilsonLowerBound}(u, u + d, z)</td><td>items with u + d &gt; 0</td></tr>
  *   <tr><td>top, a finite window</td><td>s over the votes cast in the window ({@link WindowedScore})</td>
- *       <td>items with a vote counted in the window</td></tr>
+ *       <td>items with a current vote cast in the window that weighs more than 0</td></tr>
  *   <tr><td>top, all</td><td>s</td><td>every item</td></tr>
  *   <tr><td>controversial</td><td>{@link Scores#controversy}(u, d)</td><td>items with u &gt; 0 and d &gt; 0</td></tr>
  *   <tr><td>new</td><td>t in epoch milliseconds</td><td>every item</td></tr>
@@ -24,6 +24,8 @@ import java.time.Instant;
  */
 public final class RankedItem {
     private static final int LISTS = RankedList.values().length;
+    /** Sums of weights that cancel out may end a hair off 0: below this they are 0. */
+    private static final double ZERO = 1e-9;
 
     private long upvotes;
     private long downvotes;
@@ -64,7 +66,7 @@ public final class RankedItem {
                 downvotes += sign;
                 weightedDown += sign * weight;
             }
-            scores.add(sign * vote * weight, castAt);
+            scores.add(sign * vote * weight, weight == 0 ? 0 : sign, castAt);
         });
     }
 
@@ -74,9 +76,9 @@ public final class RankedItem {
         double d = Math.max(0, weightedDown);
         return switch (list) {
             case HOT -> Scores.hot(weightedScore(), firstVoteAt);
-            case BEST -> u + d > WindowedScore.ZERO ? Scores.wilsonLowerBound(u, u + d, z) : Double.NaN;
+            case BEST -> u + d > ZERO ? Scores.wilsonLowerBound(u, u + d, z) : Double.NaN;
             case TOP_ALL -> weightedScore();
-            case CONTROVERSIAL -> u > WindowedScore.ZERO && d > WindowedScore.ZERO ? Scores.controversy(u, d) : Double.NaN;
+            case CONTROVERSIAL -> u > ZERO && d > ZERO ? Scores.controversy(u, d) : Double.NaN;
             case NEW -> firstVoteAt.toEpochMilli();
             default -> scores.holds(list.window(), now) ? scores.score(list.window(), now) : Double.NaN;
         };

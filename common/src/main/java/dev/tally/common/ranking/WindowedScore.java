@@ -24,28 +24,34 @@ import java.util.TreeMap;
  *   <tr><td>an event</td><td>takes away the vote {@code before} held, at {@code before_cast_at}, and adds the
  *       vote {@code after} holds: cast at {@code received_at} if it differs from before's, else at
  *       {@code before_cast_at}; a reaction alone changes nothing</td></tr>
+ *   <tr><td>a bucket</td><td>the sum of its votes and how many there are (votes that weigh nothing not counted);
+ *       it is gone when its votes are all taken back</td></tr>
  *   <tr><td>what a vote adds</td><td>{@code vote × weight}, the weight as the {@link RankingPolicy} says</td></tr>
  * </table>
  */
 public final class WindowedScore {
     static final int BUCKETS = 60;
-    /** A bucket whose sum is this close to 0 is gone: its votes were all taken back. */
-    static final double ZERO = 1e-9;
 
-    private final Map<RankingWindow, TreeMap<Long, Double>> buckets = new EnumMap<>(RankingWindow.class);
+    private final Map<RankingWindow, TreeMap<Long, double[]>> buckets = new EnumMap<>(RankingWindow.class);
     private double all;
 
-    /** Adds {@code value} (a vote times its weight; negative to take one back) cast at {@code castAt}, or at an unknown time (null). */
-    public void add(double value, Instant castAt) {
+    /**
+     * Adds {@code value} (a vote times its weight; negative to take one back) of {@code votes} votes (1, or -1 to take
+     * one back; 0 for a vote that weighs nothing) cast at {@code castAt}, or at an unknown time (null).
+     */
+    public void add(double value, int votes, Instant castAt) {
         all += value;
         if (castAt == null) {
             return;
         }
         for (RankingWindow w : RankingWindow.values()) {
             if (w.length() != null) {
-                TreeMap<Long, Double> b = buckets.computeIfAbsent(w, x -> new TreeMap<>());
+                TreeMap<Long, double[]> b = buckets.computeIfAbsent(w, x -> new TreeMap<>());
                 long bucket = bucket(w, castAt);
-                if (Math.abs(b.merge(bucket, value, Double::sum)) < ZERO) {
+                double[] sumAndVotes = b.computeIfAbsent(bucket, x -> new double[2]);
+                sumAndVotes[0] += value;
+                sumAndVotes[1] += votes;
+                if (sumAndVotes[1] <= 0) {
                     b.remove(bucket);
                 }
             }
@@ -54,7 +60,8 @@ public final class WindowedScore {
 
     /** What one vote event changes, its votes weighed by {@code policy} ({@link WeighedVotes}). */
     public void apply(VoteEvent event, RankingPolicy policy) {
-        WeighedVotes.of(event, policy, (vote, weight, castAt, cast) -> add((cast ? vote : -vote) * weight, castAt));
+        WeighedVotes.of(event, policy, (vote, weight, castAt, cast) -> add((cast ? vote : -vote) * weight,
+                weight == 0 ? 0 : cast ? 1 : -1, castAt));
     }
 
     /** The score over {@code window} at {@code now}. */
@@ -62,13 +69,13 @@ public final class WindowedScore {
         if (window.length() == null) {
             return all;
         }
-        TreeMap<Long, Double> b = buckets.get(window);
+        TreeMap<Long, double[]> b = buckets.get(window);
         if (b == null) {
             return 0;
         }
         double sum = 0;
-        for (double v : b.tailMap(bucket(window, now) - BUCKETS, false).values()) {
-            sum += v;
+        for (double[] v : b.tailMap(bucket(window, now) - BUCKETS, false).values()) {
+            sum += v[0];
         }
         return sum;
     }
@@ -79,12 +86,12 @@ public final class WindowedScore {
         buckets.values().removeIf(TreeMap::isEmpty);
     }
 
-    /** Whether a vote counted in {@code window} at {@code now}: {@code all} holds every vote. */
+    /** Whether a vote that weighs something was cast in {@code window} at {@code now}; {@code all} holds every item. */
     public boolean holds(RankingWindow window, Instant now) {
         if (window.length() == null) {
             return true;
         }
-        TreeMap<Long, Double> b = buckets.get(window);
+        TreeMap<Long, double[]> b = buckets.get(window);
         return b != null && b.higherKey(bucket(window, now) - BUCKETS) != null;
     }
 
@@ -106,14 +113,14 @@ public final class WindowedScore {
     }
 
     /** Each finite window's buckets (bucket number, then sum), for a store to write; read-only. */
-    public Map<RankingWindow, SortedMap<Long, Double>> buckets() {
-        Map<RankingWindow, SortedMap<Long, Double>> out = new EnumMap<>(RankingWindow.class);
+    public Map<RankingWindow, SortedMap<Long, double[]>> buckets() {
+        Map<RankingWindow, SortedMap<Long, double[]>> out = new EnumMap<>(RankingWindow.class);
         buckets.forEach((w, b) -> out.put(w, Collections.unmodifiableSortedMap(b)));
         return out;
     }
 
     /** A score as a store wrote it: {@link #all()} and {@link #buckets()}. */
-    public static WindowedScore of(double all, Map<RankingWindow, ? extends Map<Long, Double>> buckets) {
+    public static WindowedScore of(double all, Map<RankingWindow, ? extends Map<Long, double[]>> buckets) {
         WindowedScore s = new WindowedScore();
         s.all = all;
         buckets.forEach((w, b) -> {

@@ -67,7 +67,7 @@ class WindowedScoreTest {
             for (int v = 0; v < 3; v++) { // votes from before cast times and signed-in flags were kept
                 Vote old = new Vote(random.nextBoolean() ? 1 : -1, 1.0, null, null);
                 votes.put("old" + v, old);
-                score.add(old.value() * policy.weight(old.weight(), null), null);
+                score.add(old.value() * policy.weight(old.weight(), null), 1, null);
             }
             for (int step = 0; step < 400; step++) {
                 // time moves on by seconds to weeks, so votes leave every window
@@ -112,7 +112,7 @@ class WindowedScoreTest {
     void aVoteLeavesTheDayBetween59And60BucketsAfterItWasCast() {
         WindowedScore score = new WindowedScore();
         Instant cast = Instant.parse("2026-12-01T10:00:00Z"); // a day's buckets are 24 minutes: this starts one
-        score.add(1, cast);
+        score.add(1, 1, cast);
 
         assertThat(score.score(RankingWindow.DAY, cast.plus(Duration.ofMinutes(24 * 59)).minusMillis(1))).isEqualTo(1);
         assertThat(score.score(RankingWindow.DAY, cast.plus(Duration.ofMinutes(24 * 60)))).isZero();

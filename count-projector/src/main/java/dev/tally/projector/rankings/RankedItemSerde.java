@@ -27,10 +27,10 @@ final class RankedItemSerde implements Serde<RankedItem>, Serializer<RankedItem>
         if (item == null) {
             return null;
         }
-        Map<RankingWindow, SortedMap<Long, Double>> buckets = item.scores().buckets();
+        Map<RankingWindow, SortedMap<Long, double[]>> buckets = item.scores().buckets();
         int size = 1 + 8 * 7 + 1;
-        for (SortedMap<Long, Double> b : buckets.values()) {
-            size += 1 + 4 + 16 * b.size();
+        for (SortedMap<Long, double[]> b : buckets.values()) {
+            size += 1 + 4 + 20 * b.size();
         }
         ByteBuffer out = ByteBuffer.allocate(size).put(VERSION)
                 .putLong(item.upvotes()).putLong(item.downvotes())
@@ -41,7 +41,7 @@ final class RankedItemSerde implements Serde<RankedItem>, Serializer<RankedItem>
         out.put((byte) buckets.size());
         buckets.forEach((window, b) -> {
             out.put((byte) window.ordinal()).putInt(b.size());
-            b.forEach((bucket, sum) -> out.putLong(bucket).putDouble(sum));
+            b.forEach((bucket, sum) -> out.putLong(bucket).putDouble(sum[0]).putInt((int) sum[1]));
         });
         return out.array();
     }
@@ -64,14 +64,14 @@ final class RankedItemSerde implements Serde<RankedItem>, Serializer<RankedItem>
         long first = in.getLong();
         double all = in.getDouble();
         long placed = in.getLong();
-        Map<RankingWindow, Map<Long, Double>> buckets = new EnumMap<>(RankingWindow.class);
+        Map<RankingWindow, Map<Long, double[]>> buckets = new EnumMap<>(RankingWindow.class);
         int windows = in.get();
         for (int w = 0; w < windows; w++) {
             RankingWindow window = WINDOWS[in.get()];
             int n = in.getInt();
-            TreeMap<Long, Double> b = new TreeMap<>();
+            TreeMap<Long, double[]> b = new TreeMap<>();
             for (int i = 0; i < n; i++) {
-                b.put(in.getLong(), in.getDouble());
+                b.put(in.getLong(), new double[] {in.getDouble(), in.getInt()});
             }
             buckets.put(window, b);
         }

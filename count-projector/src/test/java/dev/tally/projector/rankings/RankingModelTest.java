@@ -160,7 +160,8 @@ class RankingModelTest {
             }
             double u = 0;
             double d = 0;
-            Map<Long, Double> buckets = new HashMap<>(); // the window's votes by the sixtieth of it they were cast in
+            double windowed = 0;
+            boolean inWindow = false;
             RankingWindow window = list.window();
             for (Vote v : item.getValue().values()) {
                 double w = switch (policy) {
@@ -175,15 +176,12 @@ class RankingModelTest {
                 }
                 if (window != null) {
                     long g = window.length().toMillis() / 60;
-                    long bucket = Math.floorDiv(v.castAt().toEpochMilli(), g);
-                    if (bucket > Math.floorDiv(now.toEpochMilli(), g) - 60) {
-                        buckets.merge(bucket, v.value() * w, Double::sum);
+                    if (Math.floorDiv(v.castAt().toEpochMilli(), g) > Math.floorDiv(now.toEpochMilli(), g) - 60 && w != 0) {
+                        windowed += v.value() * w;
+                        inWindow = true;
                     }
                 }
             }
-            // a window holds the item while a sixtieth of it holds votes that do not cancel out
-            boolean inWindow = buckets.values().stream().anyMatch(b -> b != 0);
-            double windowed = buckets.values().stream().mapToDouble(Double::doubleValue).sum();
             Instant first = firstEvent.get(item.getKey());
             double key = switch (list) {
                 case HOT -> Scores.hot(u - d, first);
