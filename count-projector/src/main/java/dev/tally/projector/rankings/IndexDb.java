@@ -25,7 +25,7 @@ import org.rocksdb.WriteOptions;
  * One partition's ranking index: a RocksDB database in the task's state directory, beside Streams' stores but not one
  * of them. It is derived state — every entry follows from the item store — so it has no changelog and no transaction:
  * each event's moves are one atomic write batch with the offset they reflect, and an index whose offset is not the
- * item store's is rebuilt from the items when its task starts (docs/decisions/0012-live-rankings.md). It shares the
+ * item store's is rebuilt from the items when its task starts (docs/decisions/0018-live-rankings.md). It shares the
  * bounded cache and write-buffer memory of Streams' stores.
  *
  * <p>Pages are read by other threads while the task writes; closing waits for the reads in progress.

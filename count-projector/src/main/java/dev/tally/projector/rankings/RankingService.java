@@ -29,7 +29,7 @@ import org.apache.kafka.streams.state.HostInfo;
  * The running lists of one policy: its Streams application ({@link RankingTopology}) and the pages read from it. A
  * page asks every partition's index for its first {@code limit} entries after the cursor — this instance's own
  * indexes directly, another instance's over HTTP, one request per instance — and merges them: each partition's list
- * is in order, so the first {@code limit} of the merge are the list's (docs/decisions/0012-live-rankings.md).
+ * is in order, so the first {@code limit} of the merge are the list's (docs/decisions/0018-live-rankings.md).
  */
 public final class RankingService implements AutoCloseable {
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();

@@ -65,9 +65,12 @@ final class RouteTable {
         }
     }
 
-    /** The routes {@code RankingRoutes} registers, from its source. */
+    /** The routes {@code RankingRoutes} and {@code RankingsRoute} register, from their source. */
     static Set<Route> rankings() {
-        return fromSource(repositoryRoot().resolve("count-projector/src/main/java/dev/tally/projector/ranking/RankingRoutes.java"));
+        Set<Route> routes = new TreeSet<>(fromSource(repositoryRoot().resolve(
+                "count-projector/src/main/java/dev/tally/projector/ranking/RankingRoutes.java")));
+        routes.addAll(fromSource(repositoryRoot().resolve("count-projector/src/main/java/dev/tally/projector/rankings/RankingsRoute.java")));
+        return routes;
     }
 
     /** The routes a source file registers with {@code routes.<method>("...")} or {@code routes.<method>(CONSTANT)}. */
