@@ -1,4 +1,4 @@
-// Tally demo page: thumbs, reactions, live counts and the top list, in plain JavaScript.
+// Tally demo page: thumbs, reactions, live counts, the top list and the ranked lists, in plain JavaScript.
 //
 // Ground rule, never let ratings break the product: every failure — a refused vote, a
 // network error, a 429 or 503, a broken ranking, storage that throws — ends as a short message or a
@@ -12,6 +12,9 @@ const VOTE_TIMEOUT_MS = 15_000;
 const MESSAGE_MS = 8_000;
 const TOP_REFRESH_MS = 30_000;
 const TOP_PLACEHOLDER = 'Top posts are being updated';
+const RANKED_REFRESH_MS = 2_000;
+const RANKED_EMPTY = 'No posts in this list yet';
+const RANKED_PLACEHOLDER = 'This list is not available right now';
 
 /** Icons of the default reactions, shipped with the page; the registry's icon_url wins when set. */
 const REACTION_ICONS = { like: '/icons/like.svg', love: '/icons/love.svg', haha: '/icons/haha.svg',
@@ -19,6 +22,7 @@ const REACTION_ICONS = { like: '/icons/like.svg', love: '/icons/love.svg', haha:
 
 /** Per item: its element and what the page shows. */
 const items = new Map();
+const TITLES = new Map(ITEMS.map((i) => [i.id, i.title]));
 let reactionTypes = [];
 
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -346,23 +350,71 @@ async function loadTop() {
     status.hidden = false;
     return;
   }
-  const titles = new Map(ITEMS.map((i) => [i.id, i.title]));
-  const rows = artifact.items.slice(0, 10).map((it) => {
-    const li = document.createElement('li');
-    const known = titles.get(it.item_id);
-    const name = known ? document.createElement('a') : document.createElement('span');
-    if (known) name.href = `#${ITEM_TYPE}-${it.item_id}`;
-    name.textContent = known || `Post ${it.item_id}`; // not one of this page's posts: a plain name, not a key
-    const meta = document.createElement('span');
-    meta.className = 'top-meta';
-    meta.textContent = `${count(it.up)} up · ${count(it.down)} down`;
-    li.append(name, meta);
-    return li;
-  });
+  const rows = artifact.items.slice(0, 10).map((it) => rankedRow(it.item_id, `${count(it.up)} up · ${count(it.down)} down`));
   list.replaceChildren(...rows);
   list.hidden = false;
   status.hidden = true;
   setText(status, '');
+}
+
+/** One post of a list: its title, linked to it on this page, and a line of counts. */
+function rankedRow(itemId, counts) {
+  const li = document.createElement('li');
+  const known = TITLES.get(itemId);
+  const name = known ? document.createElement('a') : document.createElement('span');
+  if (known) name.href = `#${ITEM_TYPE}-${itemId}`;
+  name.textContent = known || `Post ${itemId}`; // not one of this page's posts: a plain name, not a key
+  const meta = document.createElement('span');
+  meta.className = 'top-meta';
+  meta.textContent = counts;
+  li.append(name, meta);
+  return li;
+}
+
+// ---------------------------------------------------------------- ranked lists
+
+/** The order the switcher shows; `window` only for top. */
+let rankedOrder = { sort: 'hot', window: null };
+
+/** A page of a live list as served; anything off shows the placeholder instead. */
+function validPage(p) {
+  return p && Array.isArray(p.items) && p.items.every((it, i) => it && it.rank === i + 1
+    && typeof it.item_id === 'string' && Number.isFinite(it.upvotes) && Number.isFinite(it.downvotes));
+}
+
+async function loadRanked() {
+  const status = $('#ranked-status');
+  const list = $('#ranked-list');
+  const order = rankedOrder;
+  const query = `sort=${order.sort}${order.window ? `&window=${order.window}` : ''}&limit=10`;
+  let page = null;
+  try {
+    ({ json: page } = await api(`/v1/rankings/${ITEM_TYPE}?${query}`));
+  } catch {
+    page = null; // fails open: the list is cosmetic
+  }
+  if (order !== rankedOrder) return; // the visitor chose another order meanwhile
+  if (!validPage(page) || page.items.length === 0) {
+    list.replaceChildren();
+    list.hidden = true;
+    setText(status, validPage(page) ? RANKED_EMPTY : RANKED_PLACEHOLDER);
+    status.hidden = false;
+    return;
+  }
+  list.replaceChildren(...page.items.map((it) => rankedRow(it.item_id, `${count(it.upvotes)} up · ${count(it.downvotes)} down`)));
+  list.hidden = false;
+  status.hidden = true;
+  setText(status, '');
+}
+
+function onSort(event) {
+  const button = event.target.closest('button[data-sort]');
+  if (!button) return;
+  rankedOrder = { sort: button.dataset.sort, window: button.dataset.window || null };
+  for (const b of document.querySelectorAll('.sorts button')) {
+    b.setAttribute('aria-pressed', String(b === button));
+  }
+  loadRanked();
 }
 
 // ---------------------------------------------------------------- start
@@ -375,6 +427,9 @@ function start() {
   loadItems().finally(() => { document.body.dataset.loaded = 'true'; });
   loadTop();
   setInterval(() => loadTop().catch(() => {}), TOP_REFRESH_MS);
+  $('.sorts').addEventListener('click', onSort);
+  loadRanked();
+  setInterval(() => loadRanked().catch(() => {}), RANKED_REFRESH_MS);
 }
 
 try {

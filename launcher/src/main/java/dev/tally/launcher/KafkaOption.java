@@ -27,8 +27,11 @@ final class KafkaOption {
             + "[default: TALLY_BOOTSTRAP, else where ./tally up listens ($TALLY_DATA_DIR/bootstrap), else 127.0.0.1:9092]")
     String bootstrap;
 
+    @Option(names = "--namespace", paramLabel = "NAME", description = "the deployment's namespace [default: TALLY_NAMESPACE, else tally]")
+    String namespace;
+
     Env env() {
-        Env env = Env.system();
+        Env env = namespace == null ? Env.system() : Env.system().with("TALLY_NAMESPACE", namespace);
         if (bootstrap != null) {
             return env.with("TALLY_BOOTSTRAP", bootstrap);
         }

@@ -36,17 +36,15 @@ import dev.tally.projector.CountProjectorConfig;
 import dev.tally.projector.ranking.RankingConfig;
 import dev.tally.projector.ranking.RankingJob;
 import dev.tally.projector.ranking.RankingRoutes;
-import dev.tally.projector.rankings.RankingService;
+import dev.tally.projector.rankings.RankedLists;
 import dev.tally.projector.rankings.RankingsConfig;
 import dev.tally.projector.rankings.RankingsRoute;
-import dev.tally.common.ranking.RankingPolicy;
 import dev.tally.projector.reconcile.ReconcileConfig;
 import dev.tally.projector.reconcile.ReconcileJob;
 import dev.tally.schemas.Topics;
 import io.javalin.Javalin;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -82,8 +80,7 @@ public final class TallyNode implements AutoCloseable {
     private final TallyMetrics metrics = new TallyMetrics();
     private VoteProcessor processor;
     private CountProjector projector;
-    private final Map<RankingPolicy, RankingService> rankingLists = new EnumMap<>(RankingPolicy.class);
-    private RankingPolicy rankingPolicy;
+    private RankedLists rankedLists;
     private Javalin http;
     private String adminToken;
     private boolean adminTokenGiven;
@@ -179,10 +176,13 @@ public final class TallyNode implements AutoCloseable {
             track(projector.service(), projector);
             closeables.add(new RankingJob(runtime.kafka(), RankingConfig.from(env)));
             RankingsConfig lists = RankingsConfig.from(env);
-            rankingPolicy = lists.policy();
-            RankingService ranked = RankingService.start(runtime, lists, self);
-            rankingLists.put(lists.policy(), ranked);
-            track(ranked.service(), ranked);
+            if (lists.enabled()) {
+                // the node's own policy is part of its readiness; lists of other policies, started later, are not
+                rankedLists = RankedLists.start(runtime, lists, self,
+                        started -> metrics.bindStreams(started.service().name(), started.service().streams()));
+                rankedLists.get(lists.policy()).ifPresent(own -> streams.add(own.service()));
+                closeables.add(rankedLists);
+            }
             closeables.add(0, ReconcileJob.from(env, runtime.kafka()).start());
         }
         if (services.contains(Service.FRAUD_DETECTOR)) {
@@ -238,8 +238,10 @@ public final class TallyNode implements AutoCloseable {
             }
             if (projector != null) {
                 projector.mountInternalRoutes(cfg.routes);
-                rankingLists.values().forEach(r -> r.mountInternalRoutes(cfg.routes));
-                RankingsRoute.mount(cfg.routes, rankingLists, rankingPolicy);
+                if (rankedLists != null) {
+                    rankedLists.mountInternalRoutes(cfg.routes);
+                }
+                RankingsRoute.mount(cfg.routes, rankedLists);
             }
             RankingRoutes.mount(cfg.routes, rankings, rankingConfig.maxAge());
         }).start();
@@ -279,7 +281,9 @@ public final class TallyNode implements AutoCloseable {
             }
             if (projector != null) {
                 projector.mountInternalRoutes(cfg.routes);
-                rankingLists.values().forEach(r -> r.mountInternalRoutes(cfg.routes));
+                if (rankedLists != null) {
+                    rankedLists.mountInternalRoutes(cfg.routes);
+                }
             }
         }).start();
         closeables.add(0, http::stop);

@@ -167,6 +167,35 @@ class DemoPageIT {
         System.out.printf("DemoPageIT: browser part took %d ms%n", (System.nanoTime() - started) / 1_000_000);
     }
 
+    @Test
+    void theSortSwitcherShowsEachLiveListAsVotesMoveIt() throws IOException {
+        TallyClient api = new TallyClient(node.httpPort());
+        assertThat(api.vote("switcher-a", "{\"item_type\":\"post\",\"item_id\":\"3\",\"vote_value\":1}").status()).isEqualTo(200);
+        assertThat(api.vote("switcher-b", "{\"item_type\":\"post\",\"item_id\":\"3\",\"vote_value\":-1}").status()).isEqualTo(200);
+        ChromeDriver c = browser();
+        c.get(pageUrl);
+        awaitLoaded(c);
+        assertThat(c.findElement(By.cssSelector(".sorts button[aria-pressed=true]")).getText()).isEqualTo("Hot");
+        await(c, d -> rankedTitles(d).contains("The night train to Lisbon"));
+
+        c.findElement(By.cssSelector(".sorts button[data-sort=controversial]")).click();
+        await(c, d -> "true".equals(d.findElement(By.cssSelector(".sorts button[data-sort=controversial]")).getDomAttribute("aria-pressed"))
+                && rankedTitles(d).contains("The night train to Lisbon"));
+        assertThat(c.findElements(By.cssSelector(".sorts button[aria-pressed=true]"))).hasSize(1);
+
+        c.findElement(By.cssSelector(".sorts button[data-window=day]")).click();
+        await(c, d -> rankedTitles(d).contains("The night train to Lisbon"));
+        // a vote moves the post live: a third voter's upvote shows in its counts without a reload
+        assertThat(api.vote("switcher-c", "{\"item_type\":\"post\",\"item_id\":\"3\",\"vote_value\":1}").status()).isEqualTo(200);
+        await(c, d -> d.findElements(By.cssSelector("#ranked-list li")).stream()
+                .anyMatch(li -> li.getText().contains("The night train to Lisbon") && li.getText().contains("2 up · 1 down")));
+        assertThat(severeConsoleErrors(c)).isEmpty();
+    }
+
+    private static List<String> rankedTitles(WebDriver d) {
+        return d.findElements(By.cssSelector("#ranked-list li > :first-child")).stream().map(WebElement::getText).toList();
+    }
+
     private static ChromeDriver browser() throws IOException {
         Path profile = Files.createTempDirectory("tally-chromium-");
         profiles.add(profile);

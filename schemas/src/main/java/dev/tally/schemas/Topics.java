@@ -8,6 +8,7 @@ import dev.tally.schema.ItemStatus;
 import dev.tally.schema.ReactionType;
 import dev.tally.schema.QuarantineRecord;
 import dev.tally.schema.RankingArtifact;
+import dev.tally.schema.RankingLists;
 import dev.tally.schema.SchemaReader;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteCommandBatch;
@@ -38,6 +39,7 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #REACTION_TYPES}: keyed by code, compacted; the reaction registry (retired codes stay, inactive).</li>
  *   <li>{@link #ITEM_CATALOG}: keyed by item, compacted; item status published by the content system.</li>
  *   <li>{@link #RANKINGS}: keyed by item type, compacted; the latest ranking artifact per type.</li>
+ *   <li>{@link #RANKING_LISTS}: keyed by ranking policy, compacted; the policies whose live ranked lists every node keeps.</li>
  *   <li>{@link #QUARANTINE_DECISIONS}: keyed by hashed voter (co-partitioned with the commands); release or discard of a held vote.</li>
  *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
  *   <li>{@link #SCHEMA_READERS}: keyed by application/instance/topic, compacted; the writer schemas each running
@@ -82,6 +84,8 @@ public final class Topics {
 
     public static final Topic<String, QuarantineRecord> QUARANTINE_DECISIONS =
             new Topic<>("tally.quarantine-decisions", KEY, AvroSerde.of(QuarantineRecord.class), false, days(7));
+    public static final Topic<String, RankingLists> RANKING_LISTS =
+            new Topic<>("tally.ranking-lists", KEY, AvroSerde.of(RankingLists.class), true, FOREVER);
     public static final Topic<String, FraudFlag> FRAUD_FLAGS =
             new Topic<>("tally.fraud-flags", KEY, AvroSerde.of(FraudFlag.class), true, FOREVER);
 
@@ -96,7 +100,7 @@ public final class Topics {
     /** Every topic Tally owns, in dataflow order, as the default namespace names them ({@link Namespace#topics()}). */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, NETWORK_COMMANDS, ITEM_COUNTS, QUARANTINE,
-                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
+                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, RANKING_LISTS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store ({@link ItemKey}'s wire form). */
     public static String itemKey(String itemType, String itemId) {

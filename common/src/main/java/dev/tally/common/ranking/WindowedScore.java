@@ -1,7 +1,6 @@
 package dev.tally.common.ranking;
 
 import dev.tally.schema.VoteEvent;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -31,6 +30,14 @@ import java.util.TreeMap;
  */
 public final class WindowedScore {
     static final int BUCKETS = 60;
+    /** Each window's bucket length in milliseconds, by ordinal (0 for {@code all}). */
+    private static final long[] BUCKET_MILLIS = new long[RankingWindow.values().length];
+
+    static {
+        for (RankingWindow w : RankingWindow.values()) {
+            BUCKET_MILLIS[w.ordinal()] = w.length() == null ? 0 : w.length().toMillis() / BUCKETS;
+        }
+    }
 
     private final Map<RankingWindow, TreeMap<Long, double[]>> buckets = new EnumMap<>(RankingWindow.class);
     private double all;
@@ -100,7 +107,7 @@ public final class WindowedScore {
         long next = Long.MAX_VALUE;
         for (var e : buckets.entrySet()) {
             if (!e.getValue().isEmpty()) {
-                long length = bucketLength(e.getKey()).toMillis();
+                long length = BUCKET_MILLIS[e.getKey().ordinal()];
                 next = Math.min(next, (e.getValue().firstKey() + BUCKETS) * length);
             }
         }
@@ -140,10 +147,7 @@ public final class WindowedScore {
     }
 
     static long bucket(RankingWindow window, Instant t) {
-        return Math.floorDiv(t.toEpochMilli(), bucketLength(window).toMillis());
+        return Math.floorDiv(t.toEpochMilli(), BUCKET_MILLIS[window.ordinal()]);
     }
 
-    static Duration bucketLength(RankingWindow window) {
-        return window.length().dividedBy(BUCKETS);
-    }
 }

@@ -9,7 +9,6 @@ import dev.tally.common.ranking.OrderKey;
 import dev.tally.common.ranking.RankedList;
 import dev.tally.common.ranking.RankingPolicy;
 import dev.tally.schemas.Topics;
-import io.javalin.config.RoutesConfig;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -168,21 +167,6 @@ public final class RankingService implements AutoCloseable {
             }
         }
         return new Page(rows, positions);
-    }
-
-    /** Where other instances ask for their part of a page. */
-    public void mountInternalRoutes(RoutesConfig routes) {
-        routes.get("/internal/rankings/" + policy.wireName() + "/{itemType}", ctx -> {
-            try {
-                String after = ctx.queryParam("after");
-                List<Integer> parts = Arrays.stream(ctx.queryParam("partitions").split(",")).map(Integer::valueOf).toList();
-                ctx.json(local(ctx.pathParam("itemType"), RankedList.valueOf(ctx.queryParam("list")),
-                        after == null ? null : OrderKey.of(B64D.decode(after)),
-                        Integer.parseInt(ctx.queryParam("limit")), "true".equals(ctx.queryParam("above_zero")), parts));
-            } catch (Unavailable e) {
-                ctx.status(503).header("Retry-After", "1").result(e.getMessage());
-            }
-        });
     }
 
     @Override

@@ -15,8 +15,9 @@ import java.time.Duration;
  * @param z              {@code TALLY_RANKING_Z} [1.96]: the z of {@code sort=best}'s Wilson bound (1.96 for 95 %
  *                       confidence, 1.28 for 80 %)
  * @param commitInterval {@code TALLY_COMMIT_INTERVAL}, as every Streams application
+ * @param enabled        {@code TALLY_RANKED_LISTS} [true]: whether the node keeps live ranked lists at all
  */
-public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z, Duration commitInterval) {
+public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z, Duration commitInterval, boolean enabled) {
     public static RankingsConfig from(Env env) {
         RankingPolicy policy;
         String name = env.string("TALLY_RANKING_POLICY", RankingPolicy.TRUSTED.wireName());
@@ -26,7 +27,8 @@ public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z
             throw new Env.ConfigException("TALLY_RANKING_POLICY", name, "one of all, trusted, signed-in");
         }
         return new RankingsConfig(KafkaSettings.namespace(env), policy,
-                env.decimal("TALLY_RANKING_Z", Scores.Z95, 0.1, 10), KafkaSettings.commitInterval(env));
+                env.decimal("TALLY_RANKING_Z", Scores.Z95, 0.1, 10), KafkaSettings.commitInterval(env),
+                env.bool("TALLY_RANKED_LISTS", true));
     }
 
     /** The Streams application that keeps {@code policy}'s lists: a new policy version is a new application, a replay. */
@@ -35,6 +37,6 @@ public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z
     }
 
     public RankingsConfig withPolicy(RankingPolicy other) {
-        return new RankingsConfig(namespace, other, z, commitInterval);
+        return new RankingsConfig(namespace, other, z, commitInterval, enabled);
     }
 }

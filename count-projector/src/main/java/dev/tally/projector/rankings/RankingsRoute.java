@@ -26,17 +26,16 @@ public final class RankingsRoute {
     static final int DEFAULT_LIMIT = 25;
     static final int MAX_LIMIT = 100;
 
-    private final Map<RankingPolicy, RankingService> lists;
-    private final RankingPolicy dflt;
+    /** The node's lists; null when it keeps none ({@code TALLY_RANKED_LISTS=false}). */
+    private final RankedLists lists;
 
-    private RankingsRoute(Map<RankingPolicy, RankingService> lists, RankingPolicy dflt) {
+    private RankingsRoute(RankedLists lists) {
         this.lists = lists;
-        this.dflt = dflt;
     }
 
-    /** Mounts the route over the running lists, {@code dflt} answering requests that name no policy. */
-    public static void mount(RoutesConfig routes, Map<RankingPolicy, RankingService> lists, RankingPolicy dflt) {
-        routes.get(PATH, new RankingsRoute(lists, dflt)::page);
+    /** Mounts the route over the node's lists (null: it keeps none, and every request is 404). */
+    public static void mount(RoutesConfig routes, RankedLists lists) {
+        routes.get(PATH, new RankingsRoute(lists)::page);
     }
 
     private void page(Context ctx) {
@@ -52,7 +51,8 @@ public final class RankingsRoute {
             }
             sort = RankingSort.parse(ctx.queryParamMap().containsKey("sort") ? ctx.queryParam("sort") : "hot");
             window = sort.window(ctx.queryParam("window"));
-            policy = ctx.queryParam("policy") == null ? dflt : RankingPolicy.parse(ctx.queryParam("policy"));
+            String named = ctx.queryParam("policy");
+            policy = named != null ? RankingPolicy.parse(named) : lists != null ? lists.defaultPolicy() : RankingPolicy.TRUSTED;
             limit = limit(ctx.queryParam("limit"));
             String text = ctx.queryParam("cursor");
             cursor = text == null ? null : RankingCursor.parse(text, sort, window, policy);
@@ -60,10 +60,11 @@ public final class RankingsRoute {
             problem(ctx, 400, "invalid-request", "Invalid request", e.getMessage());
             return;
         }
-        RankingService service = lists.get(policy);
+        RankingService service = lists == null ? null : lists.get(policy).orElse(null);
         if (service == null) {
-            problem(ctx, 404, "policy-not-built", "No lists under this policy",
-                    "this node keeps the lists of policy " + lists.keySet().stream().map(RankingPolicy::wireName)
+            problem(ctx, 404, "policy-not-built", "No lists under this policy", lists == null
+                    ? "this node keeps no ranked lists (TALLY_RANKED_LISTS=false)"
+                    : "this node keeps the lists of policy " + lists.policies().stream().map(RankingPolicy::wireName)
                             .sorted().collect(Collectors.joining(", ")) + ", not " + policy.wireName()
                             + "; build them with: ./tally rankings rebuild --policy " + policy.wireName());
             return;

@@ -25,6 +25,7 @@ public final class CpuAccount {
             Map.entry("vote-processor", Pattern.compile("vote-processor")),
             Map.entry("fraud-detector", Pattern.compile("fraud-detector")),
             Map.entry("count-projector", Pattern.compile("count-projector")),
+            Map.entry("ranked-lists", Pattern.compile("-rankings-(all|trusted|signed-in)-v\\d+-")),
             Map.entry("broker", Pattern.compile("kafka-request-handler|kafka-network-thread|AddPartitions|TxnMarker"
                     + "|group-coordinator|share-coordinator|quorum|raft|metadata|ReplicaFetcher|kafka-log|log-"
                     + "|kafka-scheduler|broker-|controller|executor-|ExpirationReaper|transaction-")),

@@ -66,7 +66,7 @@ public final class EventLog {
     }
 
     /** The end offset of every partition of {@code topic}. */
-    static Map<TopicPartition, Long> ends(Admin admin, String topic) throws Exception {
+    public static Map<TopicPartition, Long> ends(Admin admin, String topic) throws Exception {
         var description = admin.describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic);
         Map<TopicPartition, OffsetSpec> latest = description.partitions().stream()
                 .collect(Collectors.toMap(p -> new TopicPartition(topic, p.partition()), p -> OffsetSpec.latest()));
@@ -76,7 +76,7 @@ public final class EventLog {
     }
 
     /** The offsets {@code group} has committed on {@code topic}. */
-    static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group, String topic) throws Exception {
+    public static Map<TopicPartition, OffsetAndMetadata> committed(Admin admin, String group, String topic) throws Exception {
         Map<TopicPartition, OffsetAndMetadata> committed = new HashMap<>();
         admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS).forEach((tp, o) -> {
             if (o != null && tp.topic().equals(topic)) {
