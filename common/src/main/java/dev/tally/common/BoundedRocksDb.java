@@ -86,6 +86,18 @@ public final class BoundedRocksDb implements RocksDBConfigSetter {
         }
     }
 
+    /**
+     * Gives a database Tally opens itself, beside Streams' stores, the shared block cache and filter, but not the shared
+     * write-buffer budget: its memtables are sized by its own options.
+     */
+    public static void shareBlockCache(BlockBasedTableConfig table, Map<String, Object> configs) {
+        Object bytes = configs.get(MEMORY_BYTES);
+        init(bytes == null ? 128L << 20 : Long.parseLong(bytes.toString()));
+        table.setBlockCache(cache);
+        table.setCacheIndexAndFilterBlocks(false);
+        table.setFilterPolicy(filter);
+    }
+
     /** Bytes the shared cache holds now (blocks, index and filter blocks, memtables); NaN before any store opened. */
     public static synchronized double usageBytes() {
         return cache == null ? Double.NaN : cache.getUsage();

@@ -20,6 +20,7 @@ import dev.tally.launcher.bench.ReadLoad;
 import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.RequestAccount;
 import dev.tally.launcher.bench.Scratch;
+import dev.tally.launcher.bench.RankingBench;
 import dev.tally.launcher.bench.StreamBench;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.ViewSnapshot;
@@ -79,10 +80,10 @@ final class BenchCommand implements Callable<Integer> {
     private static final double WARM_JIT_SHARE = 0.10;
     private static final List<String> TUNABLES = List.of("TALLY_PARTITIONS", "TALLY_COMMIT_INTERVAL",
             "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION",
-            "TALLY_ROCKSDB_MEMORY_MB", "TALLY_ROCKSDB_LOG");
+            "TALLY_ROCKSDB_MEMORY_MB", "TALLY_ROCKSDB_LOG", "TALLY_RANKED_LISTS", "TALLY_RANKING_POLICY");
 
-    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue",
-            description = "uniform (100k items), zipf (s = 1.1 over 100k items), viral (one item) or catalogue (1M items) [${DEFAULT-VALUE}]")
+    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue|spread",
+            description = "uniform (100k items), zipf (s = 1.1 over 100k items), viral (one item), catalogue (1M items) or spread (1M items in turn) [${DEFAULT-VALUE}]")
     String workload;
 
     @Option(names = "--votes", paramLabel = "N", description = "votes to send [1000000; --quick: 300000]")
@@ -175,11 +176,19 @@ final class BenchCommand implements Callable<Integer> {
             + "and SIGKILL one of them K times mid-stream, restarting it each time")
     Integer chaos;
 
+    @Option(names = "--rankings", paramLabel = "ITEMS", description = "instead of the vote load: rank ITEMS items "
+            + "(two votes each), time pages of 25 in every sort, then vote → moved in every list under a paced load of"
+            + " --rate votes/s [10000] for --max-seconds [30]")
+    Integer rankings;
+
     @Override
     public Integer call() throws Exception {
         PrintStream err = System.err;
         if (watchers != null) {
             return streams(err);
+        }
+        if (rankings != null) {
+            return rankings(err);
         }
         Workload load = Workload.parse(workload);
         String via = path.strip().toLowerCase(Locale.ROOT);
@@ -259,6 +268,24 @@ final class BenchCommand implements Callable<Integer> {
         System.out.println(result.toJson());
         System.out.flush();
         return exact ? 0 : 1;
+    }
+
+    /** {@code --rankings}: the live ranked lists at catalogue scale ({@link RankingBench}). */
+    private int rankings(PrintStream err) throws Exception {
+        if (rankings < 1 || rankings > Workload.CATALOGUE_ITEMS) {
+            err.println("bench: --rankings must be from 1 to " + Workload.CATALOGUE_ITEMS);
+            return 2;
+        }
+        quietFileLog();
+        Path dir = Files.createTempDirectory("tally-rankings-");
+        try {
+            RankingBench.Result result = RankingBench.run(dir, benchEnv(dir, null), rankings, rate > 0 ? (int) rate : 10_000,
+                    maxSeconds != null ? maxSeconds : 30, err);
+            System.out.println(result.toJson());
+            return result.probes() > 0 ? 0 : 1;
+        } finally {
+            Scratch.deleteQuietly(dir);
+        }
     }
 
     /** {@code --watchers}: live streams at audience scale ({@link StreamBench}). */

@@ -4,18 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.tally.common.Env;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
-import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * The ranked lists of a node of their own namespace, against the event log: {@code ./tally rankings verify} agrees
@@ -60,7 +55,7 @@ class RankingsIT {
             assertThat(verify(node, "trusted").last()).as("after the indexes were lost").startsWith("lists=22 differing=0 items=9 ");
 
             client = new TallyClient(node.httpPort());
-            Output rebuild = cli(node, "rebuild", "--policy", "all", "--timeout-seconds", "120");
+            CliRun.Output rebuild = cli(node, "rebuild", "--policy", "all", "--timeout-seconds", "120");
             assertThat(rebuild.exit()).as(rebuild.err()).isZero();
             JsonNode byDefault = awaitPolicy(client, "all");
             assertThat(byDefault.get("policy").asText()).isEqualTo("all");
@@ -87,37 +82,15 @@ class RankingsIT {
         return last;
     }
 
-    private static Output verify(TallyNode node, String policy) {
-        Output out = cli(node, "verify", "--policy", policy, "--url", "http://127.0.0.1:" + node.httpPort());
+    private static CliRun.Output verify(TallyNode node, String policy) {
+        CliRun.Output out = cli(node, "verify", "--policy", policy, "--url", "http://127.0.0.1:" + node.httpPort());
         assertThat(out.exit()).as("verify exit; stdout %s; stderr %s", out.lines(), out.err()).isZero();
         return out;
     }
 
-    record Output(int exit, List<String> lines, String err) {
-        String last() {
-            return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-        }
-    }
-
-    private static synchronized Output cli(TallyNode node, String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        var stdout = new ByteArrayOutputStream();
-        var stderr = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-            String[] all = Stream.concat(Stream.of(args), Stream.of("--bootstrap", SharedBroker.get().bootstrap(),
-                    "--namespace", NAMESPACE)).toArray(String[]::new);
-            exit = new CommandLine(new RankingsCommand()).execute(all);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        String text = stdout.toString(StandardCharsets.UTF_8);
-        System.out.print(text);
-        return new Output(exit, text.lines().toList(), stderr.toString(StandardCharsets.UTF_8));
+    private static CliRun.Output cli(TallyNode node, String... args) {
+        return CliRun.run(new RankingsCommand(), Stream.concat(Stream.of(args), Stream.of("--bootstrap",
+                SharedBroker.get().bootstrap(), "--namespace", NAMESPACE)).toArray(String[]::new));
     }
 
     private static void deleteTree(Path dir) throws IOException {

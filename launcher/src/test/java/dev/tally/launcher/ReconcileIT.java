@@ -16,9 +16,6 @@ import dev.tally.schema.CountDelta;
 import dev.tally.schema.VoteCommand;
 import dev.tally.schema.VoteMode;
 import dev.tally.schemas.Topics;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -38,7 +35,6 @@ import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code ./tally reconcile} on a real broker: no drift after random load and while load is in flight,
@@ -206,7 +202,7 @@ class ReconcileIT {
         awaitItem(it, b -> b.get("downvotes").asLong() == 2);
         awaitReport(r -> r.item(key(it)).map(d -> d.drift() >= 4).orElse(false)); // in tally.item-counts too
 
-        Output repaired = cli("--bootstrap", SharedBroker.get().bootstrap(), "--repair");
+        CliRun.Output repaired = cli("--bootstrap", SharedBroker.get().bootstrap(), "--repair");
 
         assertThat(repaired.exit()).isZero();
         assertThat(repaired.lines()).contains(key(it) + " up 1=1 down 2≠0 reactions {like:1≠0} weighted_down 2.0≠0.0");
@@ -216,7 +212,7 @@ class ReconcileIT {
         assertThat(repaired.err()).contains("reconcile [", "100% ").contains("\r");
         awaitItem(it, b -> b.get("downvotes").asLong() == 0);
 
-        Output clean = cli("--bootstrap", SharedBroker.get().bootstrap());
+        CliRun.Output clean = cli("--bootstrap", SharedBroker.get().bootstrap());
 
         assertThat(clean.exit()).isZero();
         assertThat(clean.last()).matches("items=\\d+ drift=0");
@@ -320,29 +316,8 @@ class ReconcileIT {
         }
     }
 
-    record Output(int exit, List<String> lines, String err) {
-        String last() {
-            return lines.isEmpty() ? "" : lines.get(lines.size() - 1);
-        }
-    }
-
-    private static synchronized Output cli(String... args) {
-        PrintStream out = System.out;
-        PrintStream err = System.err;
-        var stdout = new ByteArrayOutputStream();
-        var stderr = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(stderr, true, StandardCharsets.UTF_8));
-            exit = new CommandLine(new ReconcileCommand()).execute(args);
-        } finally {
-            System.setOut(out);
-            System.setErr(err);
-        }
-        String text = stdout.toString(StandardCharsets.UTF_8);
-        System.out.print(text);
-        return new Output(exit, text.lines().toList(), stderr.toString(StandardCharsets.UTF_8));
+    private static CliRun.Output cli(String... args) {
+        return CliRun.run(new ReconcileCommand(), args);
     }
 
     private static Report awaitReport(Predicate<Report> until) throws InterruptedException {

@@ -5,16 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tally.common.TopicScan;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schemas.Topics;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 /**
  * {@code ./tally void --voter HASH}: every vote and reaction of one voter is retracted through the normal
@@ -88,19 +84,9 @@ class VoidCommandIT {
         return n[0];
     }
 
-    private static synchronized String voidCli(String... args) {
-        PrintStream out = System.out;
-        var stdout = new ByteArrayOutputStream();
-        int exit;
-        try {
-            System.setOut(new PrintStream(stdout, true, StandardCharsets.UTF_8));
-            exit = new CommandLine(new VoidCommand()).execute(args);
-        } finally {
-            System.setOut(out);
-        }
-        String text = stdout.toString(StandardCharsets.UTF_8);
-        System.out.print(text);
-        assertThat(exit).isZero();
-        return text;
+    private static String voidCli(String... args) {
+        CliRun.Output out = CliRun.run(new VoidCommand(), args);
+        assertThat(out.exit()).isZero();
+        return out.text();
     }
 }

@@ -13,6 +13,7 @@ import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Predicate;
 import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.CompressionType;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.Options;
 import org.rocksdb.RocksDB;
@@ -26,7 +27,7 @@ import org.rocksdb.WriteOptions;
  * of them. It is derived state — every entry follows from the item store — so it has no changelog and no transaction:
  * each event's moves are one atomic write batch with the offset they reflect, and an index whose offset is not the
  * item store's is rebuilt from the items when its task starts (docs/decisions/0018-live-rankings.md). It shares the
- * bounded cache and write-buffer memory of Streams' stores.
+ * block cache of Streams' stores; its memtables (two of 8 MB at most) are its own.
  *
  * <p>Pages are read by other threads while the task writes; closing waits for the reads in progress.
  */
@@ -34,6 +35,8 @@ final class IndexDb implements AutoCloseable {
     static {
         RocksDB.loadLibrary();
     }
+
+    private static final long WRITE_BUFFER_BYTES = 8L << 20;
 
     private final Path dir;
     private final Options options;
@@ -49,8 +52,16 @@ final class IndexDb implements AutoCloseable {
 
     /** Opens the index in {@code dir}, or creates it; {@code fresh} destroys what was there first. */
     static IndexDb open(Path dir, Map<String, Object> appConfigs, boolean fresh) {
-        Options options = new Options().setCreateIfMissing(true).setTableFormatConfig(new BlockBasedTableConfig());
-        new BoundedRocksDb().setConfig("ranking-index", options, appConfigs);
+        BlockBasedTableConfig table = new BlockBasedTableConfig();
+        BoundedRocksDb.shareBlockCache(table, appConfigs);
+        // every vote moves its item in ten lists, ten deletes and ten puts at random places: memtables of their own,
+        // larger than the stores' 2 MB in the shared budget, and uncompressed files keep flushes and compactions from
+        // stalling the writes (decisions/0018)
+        Options options = new Options().setCreateIfMissing(true).setTableFormatConfig(table)
+                .setWriteBufferSize(WRITE_BUFFER_BYTES).setMaxWriteBufferNumber(2)
+                .setCompressionType(CompressionType.NO_COMPRESSION)
+                .setLevel0SlowdownWritesTrigger(40).setLevel0StopWritesTrigger(64)
+                .setMaxFileOpeningThreads(1);
         try {
             if (fresh && Files.exists(dir)) {
                 RocksDB.destroyDB(dir.toString(), options);

@@ -14,10 +14,14 @@ import java.time.Duration;
  *                       with when a request names none ({@code all}, {@code trusted}, {@code signed-in})
  * @param z              {@code TALLY_RANKING_Z} [1.96]: the z of {@code sort=best}'s Wilson bound (1.96 for 95 %
  *                       confidence, 1.28 for 80 %)
- * @param commitInterval {@code TALLY_COMMIT_INTERVAL}, as every Streams application
+ * @param commitInterval {@code TALLY_COMMIT_INTERVAL}, but at least {@link #MIN_COMMIT_INTERVAL}: a list moves when its
+ *                       event is processed, not when the transaction commits, so a longer interval costs the lists no
+ *                       freshness and saves each item's repeated writes to its changelog (decisions/0018)
  * @param enabled        {@code TALLY_RANKED_LISTS} [true]: whether the node keeps live ranked lists at all
  */
 public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z, Duration commitInterval, boolean enabled) {
+    public static final Duration MIN_COMMIT_INTERVAL = Duration.ofSeconds(1);
+
     public static RankingsConfig from(Env env) {
         RankingPolicy policy;
         String name = env.string("TALLY_RANKING_POLICY", RankingPolicy.TRUSTED.wireName());
@@ -27,7 +31,8 @@ public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z
             throw new Env.ConfigException("TALLY_RANKING_POLICY", name, "one of all, trusted, signed-in");
         }
         return new RankingsConfig(KafkaSettings.namespace(env), policy,
-                env.decimal("TALLY_RANKING_Z", Scores.Z95, 0.1, 10), KafkaSettings.commitInterval(env),
+                env.decimal("TALLY_RANKING_Z", Scores.Z95, 0.1, 10),
+                KafkaSettings.commitInterval(env).compareTo(MIN_COMMIT_INTERVAL) < 0 ? MIN_COMMIT_INTERVAL : KafkaSettings.commitInterval(env),
                 env.bool("TALLY_RANKED_LISTS", true));
     }
 

@@ -16,11 +16,13 @@ import java.util.SplittableRandom;
  *   <li>{@code viral}: every vote on one item.</li>
  *   <li>{@code catalogue}: items drawn uniformly from {@value #CATALOGUE_ITEMS} (the soak: memory against
  *       the size of the catalogue).</li>
+ *   <li>{@code spread}: the {@value #CATALOGUE_ITEMS} items of the catalogue in turn, so a million votes rank a
+ *       million items (the ranked lists' bench).</li>
  * </ul>
  * Voters: a distinct, hashed-looking id per vote (one vote per voter, so N votes come from N voters).
  */
 public enum Workload {
-    UNIFORM, ZIPF, VIRAL, CATALOGUE;
+    UNIFORM, ZIPF, VIRAL, CATALOGUE, SPREAD;
 
     public static final int ITEMS = 100_000;
     public static final int CATALOGUE_ITEMS = 1_000_000;
@@ -41,7 +43,7 @@ public enum Workload {
         try {
             return valueOf(name.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--workload must be uniform, zipf, viral or catalogue, was '" + name + "'");
+            throw new IllegalArgumentException("--workload must be uniform, zipf, viral, catalogue or spread, was '" + name + "'");
         }
     }
 
@@ -51,7 +53,8 @@ public enum Workload {
 
     /** The vote with sequence number {@code seq}: its own voter, an item of this workload, up or down. */
     public Vote vote(long seq, SplittableRandom random) {
-        return new Vote(seq, voter(seq), item(random), random.nextBoolean() ? 1 : -1);
+        String item = this == SPREAD ? "c" + Math.floorMod(seq, (long) CATALOGUE_ITEMS) : item(random);
+        return new Vote(seq, voter(seq), item, random.nextBoolean() ? 1 : -1);
     }
 
     /** An item id drawn from this workload's distribution (also what the read load asks for). */
@@ -60,7 +63,7 @@ public enum Workload {
             case UNIFORM -> "i" + random.nextInt(ITEMS);
             case ZIPF -> "i" + zipf().sample(random);
             case VIRAL -> VIRAL_ITEM;
-            case CATALOGUE -> "c" + random.nextInt(CATALOGUE_ITEMS);
+            case CATALOGUE, SPREAD -> "c" + random.nextInt(CATALOGUE_ITEMS);
         };
     }
 

@@ -79,6 +79,6 @@ class WorkloadTest {
     void parsesTheContractNames() {
         assertThat(Workload.parse("Zipf")).isEqualTo(Workload.ZIPF);
         assertThat(Workload.VIRAL.cliName()).isEqualTo("viral");
-        assertThatThrownBy(() -> Workload.parse("burst")).hasMessageContaining("uniform, zipf, viral or catalogue");
+        assertThatThrownBy(() -> Workload.parse("burst")).hasMessageContaining("uniform, zipf, viral, catalogue or spread");
     }
 }
