@@ -181,6 +181,10 @@ final class BenchCommand implements Callable<Integer> {
             + " --rate votes/s [10000] for --max-seconds [30]")
     Integer rankings;
 
+    @Option(names = "--check", description = "with --rankings: afterwards verify the lists against the log, rebuild them "
+            + "under policy all over the whole log and verify those, each timed")
+    boolean check;
+
     @Override
     public Integer call() throws Exception {
         PrintStream err = System.err;
@@ -280,7 +284,7 @@ final class BenchCommand implements Callable<Integer> {
         Path dir = Files.createTempDirectory("tally-rankings-");
         try {
             RankingBench.Result result = RankingBench.run(dir, benchEnv(dir, null), rankings, rate > 0 ? (int) rate : 10_000,
-                    maxSeconds != null ? maxSeconds : 30, err);
+                    maxSeconds != null ? maxSeconds : 30, check, err);
             System.out.println(result.toJson());
             return result.probes() > 0 ? 0 : 1;
         } finally {

@@ -187,13 +187,23 @@ class DemoPageIT {
         await(c, d -> rankedTitles(d).contains("The night train to Lisbon"));
         // a vote moves the post live: a third voter's upvote shows in its counts without a reload
         assertThat(api.vote("switcher-c", "{\"item_type\":\"post\",\"item_id\":\"3\",\"vote_value\":1}").status()).isEqualTo(200);
-        await(c, d -> d.findElements(By.cssSelector("#ranked-list li")).stream()
-                .anyMatch(li -> li.getText().contains("The night train to Lisbon") && li.getText().contains("2 up · 1 down")));
+        await(c, d -> rankedRows(d).stream().anyMatch(row -> row.contains("The night train to Lisbon") && row.contains("2 up · 1 down")));
         assertThat(severeConsoleErrors(c)).isEmpty();
     }
 
+    /** The titles of the switcher's list, read in one script: the page redraws the list every two seconds. */
     private static List<String> rankedTitles(WebDriver d) {
-        return d.findElements(By.cssSelector("#ranked-list li > :first-child")).stream().map(WebElement::getText).toList();
+        return texts(d, "return [...document.querySelectorAll('#ranked-list li > :first-child')].map(e => e.textContent);");
+    }
+
+    /** Each row of the switcher's list as one text: title and counts. */
+    private static List<String> rankedRows(WebDriver d) {
+        return texts(d, "return [...document.querySelectorAll('#ranked-list li')].map(e => e.textContent);");
+    }
+
+    private static List<String> texts(WebDriver d, String script) {
+        Object result = ((ChromeDriver) d).executeScript(script);
+        return result instanceof List<?> list ? list.stream().map(String::valueOf).toList() : List.of();
     }
 
     private static ChromeDriver browser() throws IOException {

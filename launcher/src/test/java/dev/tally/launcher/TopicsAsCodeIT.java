@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tally.common.Env;
+import dev.tally.schemas.Topics;
 import java.nio.charset.StandardCharsets;
 import java.util.EnumSet;
 import java.util.HashMap;
@@ -40,7 +41,7 @@ class TopicsAsCodeIT {
                 .hasMessageContaining("./tally topics");
 
         List<String> commands = printedTopics();
-        assertThat(commands).hasSize(14).allSatisfy(c -> assertThat(c).contains("--topic ascode."));
+        assertThat(commands).hasSize(Topics.ALL.size()).allSatisfy(c -> assertThat(c).contains("--topic ascode."));
         commands.forEach(KafkaTools::run);
 
         try (Admin admin = Admin.create(Map.of("bootstrap.servers", SharedBroker.get().bootstrap()))) {

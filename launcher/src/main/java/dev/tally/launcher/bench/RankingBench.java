@@ -48,11 +48,13 @@ public final class RankingBench {
             "rising", "new");
     private static final int PAGES_PER_SORT = 400;
     private static final int DEEP_PAGES = 20;
+    private static final int CHECK_HEAP_MB = 2048;
 
     private RankingBench() {}
 
     public record Result(long items, long votes, double fillSeconds, long indexMb, Map<String, Map<String, Double>> pages,
-                         double pageP99Ms, long probes, Double movedP50Ms, Double movedP99Ms, int loadRate, long rssMb) {
+                         double pageP99Ms, long probes, Double movedP50Ms, Double movedP99Ms, int loadRate, long rssMb,
+                         Map<String, Object> checks) {
         public String toJson() {
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("items", items);
@@ -66,6 +68,7 @@ public final class RankingBench {
             out.put("vote_to_moved_p50_ms", movedP50Ms);
             out.put("vote_to_moved_p99_ms", movedP99Ms);
             out.put("rss_mb", rssMb);
+            out.putAll(checks);
             try {
                 return JSON.writeValueAsString(out);
             } catch (Exception e) {
@@ -74,8 +77,12 @@ public final class RankingBench {
         }
     }
 
-    public static Result run(Path dir, Map<String, String> vars, int items, int rate, int seconds, PrintStream err)
-            throws Exception {
+    /**
+     * @param check afterwards, {@code ./tally rankings verify} on the lists, {@code rankings rebuild --policy all} over
+     *              the whole log, and verify on those: each in a child process, timed
+     */
+    public static Result run(Path dir, Map<String, String> vars, int items, int rate, int seconds, boolean check,
+                             PrintStream err) throws Exception {
         EmbeddedKafka broker = EmbeddedKafka.start(dir.resolve("kafka"), 0);
         vars.put("TALLY_BOOTSTRAP", broker.bootstrap());
         try (TallyNode node = TallyNode.start(Env.of(vars), EnumSet.allOf(TallyNode.Service.class))) {
@@ -162,8 +169,17 @@ public final class RankingBench {
             load.join();
             err.printf("bench: vote → moved in every list: p50 %.0f ms, p99 %.0f ms over %d probes (%d seen)%n",
                     moved.percentileMillis(50), moved.percentileMillis(99), probes, moved.count());
+            long rss = ProcessMemory.selfRssMb();
+            Map<String, Object> checks = new LinkedHashMap<>();
+            if (check) {
+                String bootstrap = broker.bootstrap();
+                checks.put("verify_" + config.policy().wireName(), child(err, "rankings", "verify", "--bootstrap", bootstrap, "--url", base));
+                checks.put("rebuild_all", child(err, "rankings", "rebuild", "--policy", "all", "--bootstrap", bootstrap,
+                        "--timeout-seconds", "3600"));
+                checks.put("verify_all", child(err, "rankings", "verify", "--policy", "all", "--bootstrap", bootstrap, "--url", base));
+            }
             return new Result(items, votes, fill, indexMb, pages, all.percentileMillis(99), probes, moved.percentileMillis(50),
-                    moved.percentileMillis(99), rate, ProcessMemory.selfRssMb());
+                    moved.percentileMillis(99), rate, rss, checks);
         } finally {
             broker.close();
         }
@@ -185,6 +201,18 @@ public final class RankingBench {
             JsonNode next = JSON.readTree(response.body()).get("next_cursor");
             cursor = next.isNull() ? null : next.asText();
         }
+    }
+
+    /** Runs a {@code ./tally} command in a child JVM (a heap of its own for the log it folds): its last line, exit and time. */
+    private static String child(PrintStream err, String... args) throws Exception {
+        long start = System.nanoTime();
+        Process process = ChildTally.command(CHECK_HEAP_MB, "64m", args).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> lines = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+        int exit = process.waitFor();
+        String summary = String.format(java.util.Locale.ROOT, "%s (exit %d, %.0f s)", lines.isEmpty() ? "" : lines.get(lines.size() - 1),
+                exit, (System.nanoTime() - start) / 1e9);
+        err.println("bench: " + String.join(" ", args).replaceAll(" --bootstrap \\S+| --url \\S+", "") + ": " + summary);
+        return summary;
     }
 
     /** The bytes on disk of every directory called {@code name} under {@code root}, in MB. */
