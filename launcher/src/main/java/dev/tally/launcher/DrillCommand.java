@@ -17,7 +17,8 @@ import picocli.CommandLine.Option;
         header = "Crash drill: SIGKILLs ./tally up under load, then audits every vote.",
         description = "./tally up as a child process, SIGKILLed K times under paced HTTP votes and restarted on its"
                 + " data; times each restart to /readyz 200, then checks every vote against the event log (lost,"
-                + " double_counted) and the views against the log (reconcile drift). Ends with one JSON line.")
+                + " double_counted), the views against the log (reconcile drift) and the ranked lists against the log"
+                + " (ranked_lists_differing). Ends with one JSON line.")
 final class DrillCommand implements Callable<Integer> {
     @Option(names = "--kills", defaultValue = "50", paramLabel = "K", description = "SIGKILLs of the node [${DEFAULT-VALUE}]")
     int kills;

@@ -1,6 +1,7 @@
 package dev.tally.projector.ranking;
 
 import dev.tally.common.KeyedView;
+import dev.tally.projector.rankings.RankingsRoute;
 import dev.tally.schema.RankingArtifact;
 import io.javalin.config.RoutesConfig;
 import io.javalin.http.Context;
@@ -8,9 +9,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -82,13 +81,7 @@ public final class RankingRoutes {
         return problems.isEmpty();
     }
 
-    /** The same problem+json body as the ingest API's refusals (RFC 9457: type, title, status, detail). */
     private static void invalid(Context ctx, String detail) {
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "https://tally.dev/problems/invalid-request");
-        body.put("title", "Invalid request");
-        body.put("status", 400);
-        body.put("detail", detail);
-        ctx.status(400).json(body).contentType("application/problem+json");
+        RankingsRoute.problem(ctx, 400, "invalid-request", "Invalid request", detail);
     }
 }

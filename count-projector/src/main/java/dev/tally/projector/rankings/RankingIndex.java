@@ -17,8 +17,9 @@ import java.util.Arrays;
  *       <td>{@link Entry}: its upvotes, downvotes and weighted score</td></tr>
  *   <tr><td>when an item's windowed keys change next</td><td>{@value #DUE}, the time (8 bytes), the item key</td>
  *       <td>empty</td></tr>
- *   <tr><td>the offset of the event log this partition reflects</td><td>{@value #POSITION}</td><td>8 bytes</td></tr>
- *   <tr><td>the index was closed cleanly, in step with the items</td><td>{@value #CLEAN}</td><td>empty</td></tr>
+ *   <tr><td>the mark: how many batches were written, and the offset of the event log the partition reflects</td>
+ *       <td>{@value #POSITION}</td><td>two 8-byte numbers</td></tr>
+ *   <tr><td>the z the Wilson bounds were computed with</td><td>{@value #Z}</td><td>8 bytes</td></tr>
  * </table>
  * An item type matches {@code [a-z][a-z0-9_-]*}, so the 0 byte after it ends it and one type's list is one range.
  */
@@ -26,7 +27,6 @@ final class RankingIndex {
     static final byte DUE = 0x40;
     static final byte POSITION = 0x50;
     static final byte Z = 0x51;
-    static final byte CLEAN = 0x7f;
 
     private RankingIndex() {}
 
@@ -78,11 +78,20 @@ final class RankingIndex {
         return new byte[] {what};
     }
 
-    static byte[] offset(long offset) {
-        return ByteBuffer.allocate(8).putLong(offset).array();
+    static byte[] mark(long writes, long offset) {
+        return ByteBuffer.allocate(16).putLong(writes).putLong(offset).array();
     }
 
-    static long offset(byte[] value) {
-        return ByteBuffer.wrap(value).getLong();
+    static long markWrites(byte[] mark) {
+        return ByteBuffer.wrap(mark).getLong(0);
+    }
+
+    /** The offset of the event log a mark's partition reflects: every event before it is in the lists. */
+    static long markOffset(byte[] mark) {
+        return ByteBuffer.wrap(mark).getLong(8);
+    }
+
+    static byte[] z(double z) {
+        return ByteBuffer.allocate(8).putDouble(z).array();
     }
 }

@@ -9,7 +9,6 @@ import dev.tally.common.ranking.OrderKey;
 import dev.tally.common.ranking.RankedList;
 import dev.tally.common.ranking.RankingPolicy;
 import dev.tally.schemas.Topics;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -161,7 +160,7 @@ public final class RankingService implements AutoCloseable {
                             entry.weightedScore()));
                 }
                 byte[] mark = index.get(RankingIndex.single(RankingIndex.POSITION));
-                positions.put(p, mark == null ? 0 : ByteBuffer.wrap(mark).getLong(8));
+                positions.put(p, mark == null ? 0 : RankingIndex.markOffset(mark));
             } catch (IllegalStateException e) {
                 throw new Unavailable("the rankings of partition " + p + " closed while read (moving)", e);
             }

@@ -9,7 +9,6 @@ import dev.tally.schema.VoteEvent;
 import dev.tally.schemas.ItemKey;
 import dev.tally.schemas.Namespace;
 import dev.tally.schemas.Topics;
-import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
@@ -92,14 +91,13 @@ public final class RankingTopology {
             partition = context.taskId().partition();
             byte[] mark = marks.get(MARK);
             if (mark != null) {
-                ByteBuffer b = ByteBuffer.wrap(mark);
-                writes = b.getLong();
-                offset = b.getLong();
+                writes = RankingIndex.markWrites(mark);
+                offset = RankingIndex.markOffset(mark);
             }
             var dir = context.stateDir().toPath().resolve("ranking-index");
             index = IndexDb.open(dir, context.appConfigs(), false);
             batch = new WriteBatch();
-            byte[] zBits = RankingIndex.offset(Double.doubleToLongBits(z));
+            byte[] zBits = RankingIndex.z(z);
             if (!Arrays.equals(mark, index.get(MARK_KEY)) || !Arrays.equals(zBits, index.get(Z_KEY))) {
                 index.close();
                 index = IndexDb.open(dir, context.appConfigs(), true);
@@ -175,7 +173,7 @@ public final class RankingTopology {
         /** Writes the batch with a new mark, and the same mark beside the items. */
         private void commitMark() {
             writes++;
-            byte[] mark = ByteBuffer.allocate(16).putLong(writes).putLong(offset).array();
+            byte[] mark = RankingIndex.mark(writes, offset);
             put(MARK_KEY, mark);
             try {
                 index.write(batch);

@@ -122,8 +122,8 @@ public final class RankingsRoute {
         throw new IllegalArgumentException("limit must be an integer from 1 to " + MAX_LIMIT + ", got '" + text + "'");
     }
 
-    /** The same problem+json body as every refusal of the API (RFC 9457). */
-    private static void problem(Context ctx, int status, String type, String title, String detail) {
+    /** The same problem+json body as every refusal of the API (RFC 9457: type, title, status, detail). */
+    public static void problem(Context ctx, int status, String type, String title, String detail) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("type", "https://tally.dev/problems/" + type);
         body.put("title", title);

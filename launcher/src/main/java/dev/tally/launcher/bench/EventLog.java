@@ -86,6 +86,25 @@ public final class EventLog {
         return committed;
     }
 
+    /**
+     * Whether a group has read each partition to {@code ends}. A Streams application commits past the last record it
+     * processed, so on a transactional topic whose last offset is a commit marker it stays one short of the end.
+     */
+    public static boolean caughtUp(Map<TopicPartition, Long> ends, Map<TopicPartition, OffsetAndMetadata> committed) {
+        return ends.entrySet().stream().allMatch(e -> e.getValue() == 0
+                || (committed.get(e.getKey()) != null && committed.get(e.getKey()).offset() >= e.getValue() - 1));
+    }
+
+    /** How many offsets up to {@code ends} a group has not committed yet, over all partitions. */
+    public static long behind(Map<TopicPartition, Long> ends, Map<TopicPartition, OffsetAndMetadata> committed) {
+        long n = 0;
+        for (var e : ends.entrySet()) {
+            var c = committed.get(e.getKey());
+            n += Math.max(0, e.getValue() - (c == null ? 0 : c.offset()));
+        }
+        return n;
+    }
+
     /** Reads {@code tally.vote-events} read_committed from the beginning to its end into a per-item audit. */
     public static LogAudit read(KafkaSettings kafka, int commandPartitions) {
         return read(kafka, new LogAudit(commandPartitions));

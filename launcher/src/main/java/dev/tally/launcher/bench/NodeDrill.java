@@ -4,6 +4,7 @@ import dev.tally.common.Env;
 import dev.tally.common.KafkaSettings;
 import dev.tally.processor.VoteProcessorConfig;
 import dev.tally.projector.CountProjectorConfig;
+import dev.tally.projector.rankings.RankingsConfig;
 import dev.tally.projector.reconcile.Progress;
 import dev.tally.projector.reconcile.Reconciler;
 import dev.tally.projector.reconcile.Report;
@@ -25,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * Votes the node did not acknowledge (it was down, or answered 503) are sent again at the end until it
  * does — set mode, so a repeat of a vote that was applied changes nothing — which makes every vote
  * acknowledged and the audit exact: each must be in the event log once ({@code lost},
- * {@code double_counted}), and the reconcile must find the views equal to the log ({@code drift}).
+ * {@code double_counted}), the reconcile must find the views equal to the log ({@code drift}), and every ranked
+ * list must be the one the log gives ({@code ranked_lists_differing}; -1 when the node keeps none).
  *
  * <p>The soak ({@link #soak}) runs the same node without kills: paced votes over a million items straight
  * into {@code tally.vote-commands}, the node's resident memory sampled every 10 s, the same audit at the end.
@@ -40,9 +42,9 @@ public final class NodeDrill implements AutoCloseable {
     /** What it found. Restart times in seconds; {@code ready} false if some restart never got ready. */
     public record Result(int kills, double freshStartSeconds, List<Double> restartSeconds, boolean ready,
                          long preloaded, long votes, long acknowledgedUnderLoad, long sentAgain, long events, long lost,
-                         long doubleCounted, long drift) {
+                         long doubleCounted, long drift, int listsDiffering) {
         public boolean exact() {
-            return ready && lost == 0 && doubleCounted == 0 && drift == 0 && acknowledgedUnderLoad > 0;
+            return ready && lost == 0 && doubleCounted == 0 && drift == 0 && listsDiffering <= 0 && acknowledgedUnderLoad > 0;
         }
 
         public double slowestRestart() {
@@ -58,10 +60,10 @@ public final class NodeDrill implements AutoCloseable {
             return String.format(Locale.ROOT, "{\"kills\":%d,\"fresh_start_s\":%.1f,\"restart_s\":{\"median\":%.1f,"
                             + "\"max\":%.1f,\"all\":%s},\"every_restart_ready\":%b,\"preloaded\":%d,\"votes\":%d,"
                             + "\"acknowledged_under_load\":%d,\"sent_again\":%d,\"events\":%d,\"lost\":%d,\"double_counted\":%d,"
-                            + "\"reconcile_drift\":%d}",
+                            + "\"reconcile_drift\":%d,\"ranked_lists_differing\":%d}",
                     kills, freshStartSeconds, medianRestart(), slowestRestart(),
                     restartSeconds.stream().map(d -> String.format(Locale.ROOT, "%.1f", d)).toList(), ready, preloaded, votes,
-                    acknowledgedUnderLoad, sentAgain, events, lost, doubleCounted, drift);
+                    acknowledgedUnderLoad, sentAgain, events, lost, doubleCounted, drift, listsDiffering);
         }
     }
 
@@ -94,7 +96,7 @@ public final class NodeDrill implements AutoCloseable {
         node.start();
         double fresh = node.awaitReady();
         if (fresh < 0) {
-            return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0, 0);
+            return new Result(0, -1, List.of(), false, 0, 0, 0, 0, 0, 0, 0, 0, -1);
         }
         Path archive = ChildTally.nodeArchive();
         err.printf("drill: node ready in %.1f s (log %s; %s)%n", fresh, node.log(0), archive == null
@@ -134,7 +136,7 @@ public final class NodeDrill implements AutoCloseable {
             long sentAgain = ready ? HttpLoad.sendUntilAcknowledged(http, stats.refusedVotes(), err) : 0;
             long votes = preloaded + underLoad + stats.failed();
             if (!ready) {
-                return new Result(restarts.size(), fresh, restarts, false, preloaded, votes, underLoad, 0, 0, 0, 0, 0);
+                return new Result(restarts.size(), fresh, restarts, false, preloaded, votes, underLoad, 0, 0, 0, 0, 0, -1);
             }
             return audit(fresh, restarts, preloaded, votes, underLoad, sentAgain, err);
         }
@@ -241,8 +243,14 @@ public final class NodeDrill implements AutoCloseable {
         LogAudit log = EventLog.read(kafka, LogAudit.votesOnly());
         LogAudit.Tallies tallies = log.tallies(votes);
         long drift = reconcileDrift(kafka, projectorGroup());
+        RankingsConfig lists = RankingsConfig.from(Env.of(node.env()));
+        int differing = -1;
+        if (lists.enabled()) {
+            err.println("drill: the ranked lists against the event log");
+            differing = ListsAudit.differing(kafka, node.baseUrl(), lists.policy(), lists.z(), err, err);
+        }
         return new Result(restarts.size(), fresh, restarts, true, preloaded, votes, underLoad, sentAgain, log.events(),
-                tallies.lost(), tallies.doubleCounted(), drift);
+                tallies.lost(), tallies.doubleCounted(), drift, differing);
     }
 
     /**

@@ -233,19 +233,9 @@ public final class RankingBench {
         try (Admin admin = Admin.create(kafka.clientProps("tally-bench-lag"))) {
             String events = kafka.topic(Topics.VOTE_EVENTS).name();
             String commands = kafka.topic(Topics.VOTE_COMMANDS).name();
-            return "commands behind " + behind(EventLog.ends(admin, commands), EventLog.committed(admin, kafka.id("vote-processor"), commands))
-                    + ", events behind " + behind(EventLog.ends(admin, events), EventLog.committed(admin, config.applicationId(config.policy()), events));
+            return "commands behind " + EventLog.behind(EventLog.ends(admin, commands), EventLog.committed(admin, kafka.id("vote-processor"), commands))
+                    + ", events behind " + EventLog.behind(EventLog.ends(admin, events), EventLog.committed(admin, config.applicationId(config.policy()), events));
         }
-    }
-
-    private static long behind(Map<org.apache.kafka.common.TopicPartition, Long> ends,
-                               Map<org.apache.kafka.common.TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> at) {
-        long n = 0;
-        for (var e : ends.entrySet()) {
-            var c = at.get(e.getKey());
-            n += Math.max(0, e.getValue() - (c == null ? 0 : c.offset()));
-        }
-        return n;
     }
 
     /** Waits until the node's own ranking application has read every event the votes made. */
@@ -255,18 +245,9 @@ public final class RankingBench {
         try (Admin admin = Admin.create(kafka.clientProps("tally-bench-ranked"))) {
             String processor = kafka.id("vote-processor");
             while (true) {
-                var commandEnds = EventLog.ends(admin, commands);
-                var processed = EventLog.committed(admin, processor, commands);
-                boolean commandsDone = commandEnds.entrySet().stream().allMatch(e -> {
-                    var c = processed.get(e.getKey());
-                    return e.getValue() == 0 || (c != null && c.offset() >= e.getValue() - 1);
-                });
-                var eventEnds = EventLog.ends(admin, events);
-                var ranked = EventLog.committed(admin, config.applicationId(config.policy()), events);
-                boolean rankedDone = eventEnds.entrySet().stream().allMatch(e -> {
-                    var c = ranked.get(e.getKey());
-                    return e.getValue() == 0 || (c != null && c.offset() >= e.getValue() - 1);
-                });
+                boolean commandsDone = EventLog.caughtUp(EventLog.ends(admin, commands), EventLog.committed(admin, processor, commands));
+                boolean rankedDone = EventLog.caughtUp(EventLog.ends(admin, events),
+                        EventLog.committed(admin, config.applicationId(config.policy()), events));
                 if (commandsDone && rankedDone) {
                     return;
                 }
