@@ -65,7 +65,11 @@ public final class CompactedTopicView<V> implements KeyedView<V>, AutoCloseable 
 
     @Override
     public void applyLocal(String key, V value) {
-        values.put(key, value);
+        if (value == null) {
+            values.remove(key);
+        } else {
+            values.put(key, value);
+        }
     }
 
     /** On the reader thread, after every poll. */

@@ -12,6 +12,6 @@ public interface KeyedView<V> {
     /** Whether the copy has read everything that existed when it started. */
     boolean caughtUp();
 
-    /** Applies a write this process just made, so its own reads see it before the source comes round. */
+    /** Applies a write this process just made (null: a delete), so its own reads see it before the source comes round. */
     void applyLocal(String key, V value);
 }

@@ -1,17 +1,11 @@
 package dev.tally.ingest;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.tally.common.KeyedView;
 import dev.tally.common.ReactionRegistry;
 import dev.tally.common.ReactionWriter;
 import dev.tally.schema.ReactionType;
 import io.javalin.http.Context;
-import java.io.IOException;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +15,6 @@ import java.util.Set;
  * /v1/admin/reactions/{code}}: the registry lives in the compacted {@code tally.reaction-types}.
  */
 final class ReactionHandler {
-    private static final ObjectMapper JSON = JsonMapper.builder().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
     private static final Set<String> KEYS = Set.of("label", "icon_url");
 
     private final KeyedView<ReactionType> view;
@@ -80,24 +72,7 @@ final class ReactionHandler {
     }
 
     private static JsonNode body(Context ctx) {
-        RequestLimits.requireJson(ctx);
-        JsonNode root;
-        try {
-            root = JSON.readTree(RequestLimits.body(ctx));
-        } catch (IOException e) {
-            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body is not valid JSON");
-        }
-        if (root == null || !root.isObject()) {
-            throw ApiProblem.invalid("the body must be a JSON object");
-        }
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String key = it.next();
-            if (!KEYS.contains(key)) {
-                throw new ApiProblem(400, "unknown-field", "Unknown field", "unknown field '" + VoteRequest.printable(key)
-                        + "'; allowed: [icon_url, label]");
-            }
-        }
-        return root;
+        return JsonBody.object(ctx, KEYS);
     }
 
     private static Map<String, Object> json(ReactionType t) {

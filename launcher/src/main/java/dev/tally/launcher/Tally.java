@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
         description = "Tally: an event-sourced voting and reactions backend on Kafka.",
         subcommands = {UpCommand.class, TailCommand.class, ReactionsCommand.class, ReconcileCommand.class,
                 QuarantineCommand.class, VoidCommand.class, BenchCommand.class, DrillCommand.class,
-                DeadLettersCommand.class, AclsCommand.class, TopicsCommand.class, RankingsCommand.class})
+                DeadLettersCommand.class, AclsCommand.class, TopicsCommand.class, RankingsCommand.class,
+                WebhooksCommand.class})
 public final class Tally implements Runnable {
 
     public static void main(String[] args) {

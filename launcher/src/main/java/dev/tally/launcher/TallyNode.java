@@ -8,8 +8,8 @@ import dev.tally.common.KafkaAccess;
 import dev.tally.common.NativeHeapTrim;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
-import dev.tally.common.Readiness;
 import dev.tally.common.ReactionRegistry;
+import dev.tally.common.Readiness;
 import dev.tally.common.Runtime;
 import dev.tally.common.StreamsService;
 import dev.tally.common.TallyMetrics;
@@ -22,11 +22,12 @@ import dev.tally.common.query.VoterStateView;
 import dev.tally.fraud.FraudDetector;
 import dev.tally.fraud.FraudDetectorConfig;
 import dev.tally.ingest.CommandGateway;
-import dev.tally.ingest.IngestApi;
 import dev.tally.ingest.Identities;
-import dev.tally.ingest.challenge.ChallengeConfig;
+import dev.tally.ingest.IngestApi;
 import dev.tally.ingest.IngestConfig;
 import dev.tally.ingest.LiveUpdates;
+import dev.tally.ingest.WebhookHandler;
+import dev.tally.ingest.challenge.ChallengeConfig;
 import dev.tally.ingest.ops.HttpMetrics;
 import dev.tally.ingest.ops.OpsRoutes;
 import dev.tally.processor.VoteProcessor;
@@ -42,6 +43,11 @@ import dev.tally.projector.rankings.RankingsRoute;
 import dev.tally.projector.reconcile.ReconcileConfig;
 import dev.tally.projector.reconcile.ReconcileJob;
 import dev.tally.schemas.Topics;
+import dev.tally.webhooks.DeliveryLog;
+import dev.tally.webhooks.Subscriptions;
+import dev.tally.webhooks.WebhookSecrets;
+import dev.tally.webhooks.WebhookSender;
+import dev.tally.webhooks.WebhooksConfig;
 import io.javalin.Javalin;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -85,6 +91,8 @@ public final class TallyNode implements AutoCloseable {
     private String adminToken;
     private boolean adminTokenGiven;
     private DeadLetterWatch deadLetters;
+    private Subscriptions webhooks;
+    private DeliveryLog webhookLog;
 
     private TallyNode(Runtime runtime) {
         this.runtime = runtime;
@@ -184,6 +192,11 @@ public final class TallyNode implements AutoCloseable {
                 closeables.add(rankedLists);
             }
             closeables.add(0, ReconcileJob.from(env, runtime.kafka()).start());
+            WebhooksConfig hooks = WebhooksConfig.from(env, runtime.profile());
+            if (hooks.enabled()) {
+                closeables.add(0, new WebhookSender(runtime.kafka(), hooks, webhooks(), webhookLog(),
+                        new WebhookSecrets(runtime.secrets()), metrics));
+            }
         }
         if (services.contains(Service.FRAUD_DETECTOR)) {
             StreamsService fraud = FraudDetector.start(runtime, FraudDetectorConfig.from(env));
@@ -194,6 +207,23 @@ public final class TallyNode implements AutoCloseable {
         } else if (self != null) {
             startQueryServer(self);
         }
+    }
+
+    /** The webhook subscriptions, read once by every part of the node that needs them. */
+    private Subscriptions webhooks() {
+        if (webhooks == null) {
+            webhooks = new Subscriptions(runtime.kafka());
+            closeables.add(webhooks);
+        }
+        return webhooks;
+    }
+
+    private DeliveryLog webhookLog() {
+        if (webhookLog == null) {
+            webhookLog = new DeliveryLog(runtime.kafka());
+            closeables.add(webhookLog);
+        }
+        return webhookLog;
     }
 
     private void track(StreamsService service, AutoCloseable closeable) {
@@ -229,6 +259,10 @@ public final class TallyNode implements AutoCloseable {
         closeables.add(quarantine);
         var decisions = new QuarantineDecisions(runtime.kafka());
         closeables.add(decisions);
+        var webhookPositions = new CompactedTopicView<>(runtime.kafka(), Topics.WEBHOOK_POSITIONS);
+        closeables.add(webhookPositions);
+        var webhookRoutes = new WebhookHandler(webhooks(), webhookLog(), webhookPositions, new WebhookSecrets(runtime.secrets()),
+                WebhooksConfig.from(env, runtime.profile()), identities);
         var deps = new IngestApi.Deps(config, identities, gateway, counts, states,
                 reactions, catalog, registry, live, this::readiness, this::warnings, metrics, flags, ChallengeConfig.from(env, runtime.profile()),
                 quarantine, decisions.sender());
@@ -244,6 +278,7 @@ public final class TallyNode implements AutoCloseable {
                 RankingsRoute.mount(cfg.routes, rankedLists);
             }
             RankingRoutes.mount(cfg.routes, rankings, rankingConfig.maxAge());
+            webhookRoutes.mount(cfg.routes);
         }).start();
         closeables.add(0, http::stop);
         closeables.add(0, () -> live.endStreams(Duration.ofSeconds(2))); // first: streams end before Jetty stops

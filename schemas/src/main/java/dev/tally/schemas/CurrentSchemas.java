@@ -17,6 +17,9 @@ import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoterItemState;
 import dev.tally.schema.VoterQuota;
+import dev.tally.schema.WebhookAttempt;
+import dev.tally.schema.WebhookPosition;
+import dev.tally.schema.WebhookSubscription;
 import java.util.List;
 import org.apache.avro.Schema;
 
@@ -30,5 +33,6 @@ public final class CurrentSchemas {
             ReactionType.getClassSchema(), ItemStatus.getClassSchema(), VoterItemState.getClassSchema(),
             IdempotencyRecord.getClassSchema(), VoterQuota.getClassSchema(), RankingArtifact.getClassSchema(),
             FraudFlag.getClassSchema(), NetworkActivity.getClassSchema(), ItemBurst.getClassSchema(),
-            SchemaReader.getClassSchema(), ItemProjection.getClassSchema());
+            SchemaReader.getClassSchema(), ItemProjection.getClassSchema(),
+            WebhookSubscription.getClassSchema(), WebhookAttempt.getClassSchema(), WebhookPosition.getClassSchema());
 }

@@ -15,6 +15,9 @@ import dev.tally.schema.VoteCommandBatch;
 import dev.tally.schema.VoteEvent;
 import dev.tally.schema.VoteOutcome;
 import dev.tally.schema.VoteOutcomeBatch;
+import dev.tally.schema.WebhookAttempt;
+import dev.tally.schema.WebhookPosition;
+import dev.tally.schema.WebhookSubscription;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -44,6 +47,10 @@ import org.apache.kafka.common.serialization.Serdes;
  *   <li>{@link #FRAUD_FLAGS}: keyed by what is flagged, compacted; the fraud-detector's verdicts with their expiry.</li>
  *   <li>{@link #SCHEMA_READERS}: keyed by application/instance/topic, compacted; the writer schemas each running
  *       reader decodes, so the ingest API never appends a command its processors cannot read.</li>
+ *   <li>{@link #WEBHOOK_SUBSCRIPTIONS}: keyed by subscription id, compacted; the webhook subscriptions.</li>
+ *   <li>{@link #WEBHOOK_POSITIONS}: keyed by subscription id and partition, compacted; how far each subscription has
+ *       delivered each partition of {@link #ITEM_COUNTS}.</li>
+ *   <li>{@link #WEBHOOK_ATTEMPTS}: keyed by subscription id; every delivery attempt and its outcome.</li>
  *   <li>{@link #DEAD_LETTERS}: raw records a Streams application could not read or process.</li>
  * </ul>
  */
@@ -93,6 +100,13 @@ public final class Topics {
     public static final Topic<String, SchemaReader> SCHEMA_READERS =
             new Topic<>("tally.schema-readers", KEY, AvroSerde.of(SchemaReader.class), true, FOREVER);
 
+    public static final Topic<String, WebhookSubscription> WEBHOOK_SUBSCRIPTIONS =
+            new Topic<>("tally.webhook-subscriptions", KEY, AvroSerde.of(WebhookSubscription.class), true, FOREVER);
+    public static final Topic<String, WebhookPosition> WEBHOOK_POSITIONS =
+            new Topic<>("tally.webhook-positions", KEY, AvroSerde.of(WebhookPosition.class), true, FOREVER);
+    public static final Topic<String, WebhookAttempt> WEBHOOK_ATTEMPTS =
+            new Topic<>("tally.webhook-attempts", KEY, AvroSerde.of(WebhookAttempt.class), false, days(7));
+
     /** Records a Streams application could not read or process, with the failure in their headers. */
     public static final Topic<byte[], byte[]> DEAD_LETTERS =
             new Topic<>("tally.dead-letters", Serdes.ByteArray(), Serdes.ByteArray(), false, days(30));
@@ -100,7 +114,8 @@ public final class Topics {
     /** Every topic Tally owns, in dataflow order, as the default namespace names them ({@link Namespace#topics()}). */
     public static final List<Topic<?, ?>> ALL =
             List.of(VOTE_COMMANDS, VOTE_EVENTS, VOTE_OUTCOMES, COUNT_DELTAS, NETWORK_COMMANDS, ITEM_COUNTS, QUARANTINE,
-                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, RANKING_LISTS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS, DEAD_LETTERS);
+                    REACTION_TYPES, ITEM_CATALOG, RANKINGS, RANKING_LISTS, FRAUD_FLAGS, QUARANTINE_DECISIONS, SCHEMA_READERS,
+                    WEBHOOK_SUBSCRIPTIONS, WEBHOOK_POSITIONS, WEBHOOK_ATTEMPTS, DEAD_LETTERS);
 
     /** The key of an item in every item-keyed topic and store ({@link ItemKey}'s wire form). */
     public static String itemKey(String itemType, String itemId) {

@@ -85,6 +85,7 @@ class OpenApiDocumentTest {
         assertThat(RouteTable.ops()).contains(Route.of("GET", "/metrics"), Route.of("GET", "/openapi.json"));
         assertThat(RouteTable.rankings()).containsExactlyInAnyOrder(Route.of("GET", "/v1/rankings/{}/top"),
                 Route.of("GET", "/v1/rankings/{}"));
+        assertThat(RouteTable.webhooks()).hasSize(8).contains(Route.of("POST", "/v1/admin/webhooks/{}/redeliver"));
     }
 
     @Test
@@ -205,6 +206,7 @@ class OpenApiDocumentTest {
         Set<Route> all = new TreeSet<>(RouteTable.ingestApi());
         all.addAll(RouteTable.ops());
         all.addAll(RouteTable.rankings());
+        all.addAll(RouteTable.webhooks());
         return all;
     }
 

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
  *   <li>{@code RankingRoutes} lives in count-projector, which ingest-api does not depend on: its
  *       registrations are read from its source file ({@code routes.get(PATH, …)} with {@code PATH}
  *       resolved from its constants).</li>
+ *   <li>{@code WebhookHandler}'s routes, which the node mounts beside the ingest API's, likewise from its source.</li>
  * </ul>
  * Before/after handlers are not routes; {@code /internal/...} query routes are not public.
  */
@@ -71,6 +72,11 @@ final class RouteTable {
                 "count-projector/src/main/java/dev/tally/projector/ranking/RankingRoutes.java")));
         routes.addAll(fromSource(repositoryRoot().resolve("count-projector/src/main/java/dev/tally/projector/rankings/RankingsRoute.java")));
         return routes;
+    }
+
+    /** The routes {@code WebhookHandler} registers (the node mounts them beside the ingest API's own), from its source. */
+    static Set<Route> webhooks() {
+        return fromSource(repositoryRoot().resolve("ingest-api/src/main/java/dev/tally/ingest/WebhookHandler.java"));
     }
 
     /** The routes a source file registers with {@code routes.<method>("...")} or {@code routes.<method>(CONSTANT)}. */
