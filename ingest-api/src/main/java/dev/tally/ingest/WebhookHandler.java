@@ -139,6 +139,7 @@ public final class WebhookHandler {
         WebhookSubscription sub = find(ctx);
         try {
             subscriptions.delete(sub.getId());
+            log.forget(sub.getId());
         } catch (IllegalStateException e) {
             throw ApiProblem.unavailable("kafka-unavailable", "the deletion was not stored: " + e.getMessage());
         }

@@ -21,6 +21,7 @@ import dev.tally.launcher.bench.RecordAccount;
 import dev.tally.launcher.bench.RequestAccount;
 import dev.tally.launcher.bench.Scratch;
 import dev.tally.launcher.bench.RankingBench;
+import dev.tally.launcher.bench.WebhookBench;
 import dev.tally.launcher.bench.StreamBench;
 import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.ViewSnapshot;
@@ -82,7 +83,7 @@ final class BenchCommand implements Callable<Integer> {
             "TALLY_DELTA_FLUSH_INTERVAL", "TALLY_SYNC_TIMEOUT", "TALLY_STANDBY_REPLICAS", "TALLY_COMPRESSION",
             "TALLY_ROCKSDB_MEMORY_MB", "TALLY_ROCKSDB_LOG", "TALLY_RANKED_LISTS", "TALLY_RANKING_POLICY");
 
-    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue|spread",
+    @Option(names = "--workload", defaultValue = "uniform", paramLabel = "uniform|zipf|viral|catalogue|spread|hooked",
             description = "uniform (100k items), zipf (s = 1.1 over 100k items), viral (one item), catalogue (1M items) or spread (1M items in turn) [${DEFAULT-VALUE}]")
     String workload;
 
@@ -181,6 +182,15 @@ final class BenchCommand implements Callable<Integer> {
             + " --rate votes/s [10000] for --max-seconds [30]")
     Integer rankings;
 
+    @Option(names = "--webhooks", paramLabel = "SUBSCRIBERS", description = "instead of the vote load: SUBSCRIBERS webhook "
+            + "subscriptions sharing " + Workload.HOOKED_ITEMS + " items, one receiver here; the Kafka-path rate with them "
+            + "active against paused, then vote → delivered at --rate (5000) for --max-seconds (60)")
+    Integer webhooks;
+
+    @Option(names = "--coalesce-ms", defaultValue = "1000", paramLabel = "MS", description = "with --webhooks: each "
+            + "subscription's coalesce_ms [${DEFAULT-VALUE}]")
+    int coalesceMs;
+
     @Option(names = "--check", description = "with --rankings: afterwards verify the lists against the log, rebuild them "
             + "under policy all over the whole log and verify those, each timed")
     boolean check;
@@ -193,6 +203,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (rankings != null) {
             return rankings(err);
+        }
+        if (webhooks != null) {
+            return webhooks(err);
         }
         Workload load = Workload.parse(workload);
         String via = path.strip().toLowerCase(Locale.ROOT);
@@ -287,6 +300,24 @@ final class BenchCommand implements Callable<Integer> {
                     maxSeconds != null ? maxSeconds : 30, check, err);
             System.out.println(result.toJson());
             return result.probes() > 0 ? 0 : 1;
+        } finally {
+            Scratch.deleteQuietly(dir);
+        }
+    }
+
+    /** {@code --webhooks}: signed webhooks at subscriber scale ({@link WebhookBench}). */
+    private int webhooks(PrintStream err) throws Exception {
+        if (webhooks < 1 || webhooks > Workload.HOOKED_ITEMS / 10 || coalesceMs < 0 || coalesceMs > 60_000) {
+            err.println("bench: --webhooks must be from 1 to " + Workload.HOOKED_ITEMS / 10 + " and --coalesce-ms from 0 to 60000");
+            return 2;
+        }
+        quietFileLog();
+        Path dir = Files.createTempDirectory("tally-webhooks-");
+        try {
+            WebhookBench.Result result = WebhookBench.run(dir, benchEnv(dir, null), webhooks, rate > 0 ? (int) rate : 5_000,
+                    maxSeconds != null ? maxSeconds : 60, coalesceMs, err);
+            System.out.println(result.toJson());
+            return result.probesSeen() > 0 && result.seqViolations() == 0 ? 0 : 1;
         } finally {
             Scratch.deleteQuietly(dir);
         }

@@ -70,6 +70,8 @@ public final class WebhookSender implements AutoCloseable {
     static final int MAX_BODY_READ = 4096;
     /** Requests in flight per subscription: one slow item holds one of them, not the subscription. */
     static final int MAX_IN_FLIGHT = 32;
+    private static final int MAX_CONNECTIONS = 128;
+    private static final int MAX_QUEUED = 8192;
     private static final Duration POSITIONS_EVERY = Duration.ofSeconds(1);
     private static final Duration SYNC_EVERY = Duration.ofMillis(250);
 
@@ -125,7 +127,9 @@ public final class WebhookSender implements AutoCloseable {
         http.setSocketAddressResolver(config.guard(resolver));
         http.setFollowRedirects(false);
         http.setConnectTimeout(5_000);
-        http.setMaxConnectionsPerDestination(MAX_IN_FLIGHT);
+        // one receiver may serve many subscriptions: each has MAX_IN_FLIGHT requests, they share the connections
+        http.setMaxConnectionsPerDestination(MAX_CONNECTIONS);
+        http.setMaxRequestsQueuedPerDestination(MAX_QUEUED);
         http.setUserAgentField(new org.eclipse.jetty.http.HttpField(HttpHeader.USER_AGENT, "Tally-Webhooks/1"));
         try {
             http.start();
@@ -218,9 +222,13 @@ public final class WebhookSender implements AutoCloseable {
         }
         for (var it = subs.entrySet().iterator(); it.hasNext(); ) {
             var e = it.next();
-            if (!current.containsKey(e.getKey())) { // paused, disabled or deleted: its position stays where it was
+            if (!current.containsKey(e.getKey())) {
                 Sub gone = e.getValue();
-                writePositions(gone, true);
+                if (subscriptions.get(gone.config.getId()).isPresent()) {
+                    writePositions(gone, true); // paused or disabled: it resumes from here
+                } else {
+                    forgetPositions(gone); // deleted
+                }
                 gone.close();
                 it.remove();
             }
@@ -517,6 +525,15 @@ public final class WebhookSender implements AutoCloseable {
             String key = positionKey(sub.config.getId(), e.getKey());
             positionWriter.send(new ProducerRecord<>(kafka.topic(Topics.WEBHOOK_POSITIONS).name(), key, position));
             positions.applyLocal(key, position);
+        }
+    }
+
+    /** Tombstones for a deleted subscription's positions on this node's partitions. */
+    private void forgetPositions(Sub sub) {
+        for (Integer partition : sub.parts.keySet()) {
+            String key = positionKey(sub.config.getId(), partition);
+            positionWriter.send(new ProducerRecord<>(kafka.topic(Topics.WEBHOOK_POSITIONS).name(), key, null));
+            positions.applyLocal(key, null);
         }
     }
 

@@ -18,14 +18,17 @@ import java.util.SplittableRandom;
  *       the size of the catalogue).</li>
  *   <li>{@code spread}: the {@value #CATALOGUE_ITEMS} items of the catalogue in turn, so a million votes rank a
  *       million items (the ranked lists' bench).</li>
+ *   <li>{@code hooked}: items drawn uniformly from {@value #HOOKED_ITEMS}, the items the webhook bench's
+ *       subscribers share out.</li>
  * </ul>
  * Voters: a distinct, hashed-looking id per vote (one vote per voter, so N votes come from N voters).
  */
 public enum Workload {
-    UNIFORM, ZIPF, VIRAL, CATALOGUE, SPREAD;
+    UNIFORM, ZIPF, VIRAL, CATALOGUE, SPREAD, HOOKED;
 
     public static final int ITEMS = 100_000;
     public static final int CATALOGUE_ITEMS = 1_000_000;
+    public static final int HOOKED_ITEMS = 10_000;
     public static final double ZIPF_S = 1.1;
     public static final String ITEM_TYPE = "post";
     public static final String VIRAL_ITEM = "viral";
@@ -43,7 +46,7 @@ public enum Workload {
         try {
             return valueOf(name.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("--workload must be uniform, zipf, viral, catalogue or spread, was '" + name + "'");
+            throw new IllegalArgumentException("--workload must be uniform, zipf, viral, catalogue, spread or hooked, was '" + name + "'");
         }
     }
 
@@ -64,6 +67,7 @@ public enum Workload {
             case ZIPF -> "i" + zipf().sample(random);
             case VIRAL -> VIRAL_ITEM;
             case CATALOGUE, SPREAD -> "c" + random.nextInt(CATALOGUE_ITEMS);
+            case HOOKED -> "h" + random.nextInt(HOOKED_ITEMS);
         };
     }
 
