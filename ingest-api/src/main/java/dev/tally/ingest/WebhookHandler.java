@@ -241,21 +241,20 @@ public final class WebhookHandler {
 
     /** A subscription as the API shows it: its settings, status, lag and last attempt; never its secret. */
     private Map<String, Object> json(WebhookSubscription sub) {
-        DeliveryLog.Health health = log.health(sub.getId());
-        String status = sub.getStatus();
-        if (Subscriptions.ACTIVE.equals(status) && health.failingSince().isPresent()) {
-            status = "failing";
-        }
         long pending = 0;
         Instant oldest = null;
+        Instant failingSince = null;
         for (var e : positions.snapshot().entrySet()) {
-            if (e.getKey().startsWith(sub.getId() + "/")) {
-                pending += e.getValue().getPendingItems();
-                Instant at = e.getValue().getOldestChangeAt();
-                if (at != null && (oldest == null || at.isBefore(oldest))) {
-                    oldest = at;
-                }
+            WebhookPosition position = e.getValue();
+            if (position.getSubscriptionId().equals(sub.getId())) {
+                pending += position.getPendingItems();
+                oldest = earliest(oldest, position.getOldestChangeAt());
+                failingSince = earliest(failingSince, position.getFailingSince());
             }
+        }
+        String status = sub.getStatus();
+        if (Subscriptions.ACTIVE.equals(status) && failingSince != null) {
+            status = "failing";
         }
         Map<String, Object> lag = new LinkedHashMap<>();
         lag.put("pending_items", pending);
@@ -269,14 +268,18 @@ public final class WebhookHandler {
         out.put("start", sub.getStart());
         out.put("status", status);
         out.put("disabled_reason", sub.getDisabledReason());
-        out.put("failing_since", health.failingSince().map(Instant::toString).orElse(null));
+        out.put("failing_since", failingSince == null ? null : failingSince.toString());
         out.put("lag", lag);
-        out.put("last_attempt", health.last().map(WebhookHandler::attempt).orElse(null));
+        out.put("last_attempt", log.last(sub.getId()).map(WebhookHandler::attempt).orElse(null));
         out.put("previous_secret_valid_until", sub.getPreviousSecretUntil() == null
                 || sub.getPreviousSecretUntil().isBefore(Instant.now()) ? null : sub.getPreviousSecretUntil().toString());
         out.put("created_at", sub.getCreatedAt().toString());
         out.put("updated_at", sub.getUpdatedAt().toString());
         return out;
+    }
+
+    private static Instant earliest(Instant a, Instant b) {
+        return a == null ? b : b == null || a.isBefore(b) ? a : b;
     }
 
     private static Map<String, Object> attempt(WebhookAttempt a) {

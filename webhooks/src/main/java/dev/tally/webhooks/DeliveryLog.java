@@ -22,19 +22,16 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The delivery attempts of every subscription, in {@code tally.webhook-attempts} (kept 7 days): every node reads the
- * topic into the latest {@value #KEPT} attempts per subscription and how long it has been failing, so any node
- * answers {@code GET …/deliveries} and a subscription's status, and a restarted sender knows how long a receiver has
- * been failing.
+ * The delivery attempts of every subscription, in {@code tally.webhook-attempts} (kept 7 days): every failed attempt
+ * and retry, and successful ones at most once a second per subscription. Every node reads the last
+ * {@link #LOOKBACK} of the topic, and what comes after, into the latest {@value #KEPT} attempts per subscription, so
+ * any node answers {@code GET …/deliveries}.
  */
 public final class DeliveryLog implements AutoCloseable {
     public static final int KEPT = 100;
-
-    /** What the log says of one subscription's deliveries. */
-    public record Health(Optional<WebhookAttempt> last, Optional<Instant> failingSince) {}
+    public static final Duration LOOKBACK = Duration.ofHours(1);
 
     private final Map<String, Deque<WebhookAttempt>> recent = new HashMap<>();
-    private final Map<String, Instant> failingSince = new HashMap<>();
     private final KafkaProducer<String, WebhookAttempt> producer;
     private final TopicFollower<String, WebhookAttempt> reader;
     private final String topic;
@@ -49,7 +46,11 @@ public final class DeliveryLog implements AutoCloseable {
         List<TopicPartition> partitions = consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
                 .map(p -> new TopicPartition(p.topic(), p.partition())).toList();
         consumer.assign(partitions);
-        consumer.seekToBeginning(partitions);
+        long from = Instant.now().minus(LOOKBACK).toEpochMilli();
+        Map<TopicPartition, Long> times = new HashMap<>();
+        partitions.forEach(p -> times.put(p, from));
+        Map<TopicPartition, Long> ends = consumer.endOffsets(partitions, Duration.ofSeconds(30));
+        consumer.offsetsForTimes(times, Duration.ofSeconds(30)).forEach((p, at) -> consumer.seek(p, at == null ? ends.get(p) : at.offset()));
         this.reader = TopicFollower.start(consumer, "tally-view-" + topic, Duration.ofMillis(200), this::apply);
     }
 
@@ -72,16 +73,15 @@ public final class DeliveryLog implements AutoCloseable {
         return out;
     }
 
-    public synchronized Health health(String subscriptionId) {
+    /** The latest attempt of a subscription in the log. */
+    public synchronized Optional<WebhookAttempt> last(String subscriptionId) {
         Deque<WebhookAttempt> attempts = recent.get(subscriptionId);
-        return new Health(attempts == null || attempts.isEmpty() ? Optional.empty() : Optional.of(attempts.peekLast()),
-                Optional.ofNullable(failingSince.get(subscriptionId)));
+        return attempts == null || attempts.isEmpty() ? Optional.empty() : Optional.of(attempts.peekLast());
     }
 
     /** Forgets a deleted subscription. */
     public synchronized void forget(String subscriptionId) {
         recent.remove(subscriptionId);
-        failingSince.remove(subscriptionId);
     }
 
     private synchronized void apply(ConsumerRecords<String, WebhookAttempt> batch) {
@@ -95,17 +95,7 @@ public final class DeliveryLog implements AutoCloseable {
             if (attempts.size() > KEPT) {
                 attempts.removeFirst();
             }
-            if (succeeded(a)) {
-                failingSince.remove(a.getSubscriptionId());
-            } else {
-                failingSince.putIfAbsent(a.getSubscriptionId(), a.getAttemptedAt());
-            }
         }
-    }
-
-    /** A 2xx answer. */
-    public static boolean succeeded(WebhookAttempt a) {
-        return a.getHttpStatus() >= 200 && a.getHttpStatus() < 300;
     }
 
     @Override

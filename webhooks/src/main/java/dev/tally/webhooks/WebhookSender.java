@@ -74,6 +74,8 @@ public final class WebhookSender implements AutoCloseable {
     private static final int MAX_QUEUED = 8192;
     private static final Duration POSITIONS_EVERY = Duration.ofSeconds(1);
     private static final Duration SYNC_EVERY = Duration.ofMillis(250);
+    /** Successful attempts go to the attempt log at most this often per subscription (failures and retries always). */
+    static final Duration SUCCESS_LOG_EVERY = Duration.ofSeconds(1);
 
     private final KafkaSettings kafka;
     private final Subscriptions subscriptions;
@@ -441,9 +443,15 @@ public final class WebhookSender implements AutoCloseable {
                 .setItemType(p.counts.getItemType()).setItemId(p.counts.getItemId()).setSeq(d.sentOffset)
                 .setAttempt(d.attempt).setAttemptedAt(Instant.ofEpochMilli(d.sentAt)).setDurationMs(d.durationMs)
                 .setHttpStatus(d.status).setError(d.error).setNextAttemptAt(null);
+        Part part = sub.parts.get(p.partition);
+        if (part != null) {
+            part.lastAttemptAt = d.sentAt;
+            part.failingSince = ok ? 0 : part.failingSince == 0 ? d.sentAt : part.failingSince;
+        }
         if (ok) {
             delivered.increment();
             changeToDelivered.record(Duration.ofMillis(Math.max(0, now - p.firstChangeAt)));
+            boolean logged = d.attempt > 1 || now - sub.lastSuccessLogged >= SUCCESS_LOG_EVERY.toMillis();
             p.failures = 0;
             if (!p.removed && !sub.closed) {
                 if (p.offset == d.sentOffset) {
@@ -454,7 +462,10 @@ public final class WebhookSender implements AutoCloseable {
                     schedule(sub, p, Math.max(now, d.sentAt + sub.config.getCoalesceMs()));
                 }
             }
-            log.record(attempt.build());
+            if (logged) {
+                sub.lastSuccessLogged = now;
+                log.record(attempt.build());
+            }
             return;
         }
         failed.increment();
@@ -464,8 +475,7 @@ public final class WebhookSender implements AutoCloseable {
             return;
         }
         p.failures++;
-        Instant failingSince = log.health(sub.config.getId()).failingSince().orElse(Instant.ofEpochMilli(d.sentAt));
-        if (Duration.between(failingSince, Instant.ofEpochMilli(now)).compareTo(RetrySchedule.DISABLE_AFTER) >= 0) {
+        if (failingFor(sub, now).compareTo(RetrySchedule.DISABLE_AFTER) >= 0) {
             log.record(attempt.build());
             disable(sub, "every delivery failed for " + RetrySchedule.DISABLE_AFTER.toDays() + " days", now);
             return;
@@ -475,6 +485,35 @@ public final class WebhookSender implements AutoCloseable {
         if (!p.removed && !sub.closed) {
             schedule(sub, p, next);
         }
+    }
+
+    /**
+     * How long every delivery of the subscription has failed: since the latest partition began failing, provided every
+     * partition that has had an attempt is failing (those of other nodes as their positions say); else zero.
+     */
+    private Duration failingFor(Sub sub, long now) {
+        long since = 0;
+        Set<Integer> mine = sub.parts.keySet();
+        for (var e : sub.parts.entrySet()) {
+            Part part = e.getValue();
+            if (part.lastAttemptAt != 0) {
+                if (part.failingSince == 0) {
+                    return Duration.ZERO;
+                }
+                since = Math.max(since, part.failingSince);
+            }
+        }
+        for (var e : positions.snapshot().entrySet()) {
+            WebhookPosition other = e.getValue();
+            if (other.getSubscriptionId().equals(sub.config.getId()) && !mine.contains(other.getPartition())
+                    && other.getLastAttemptAt() != null) {
+                if (other.getFailingSince() == null) {
+                    return Duration.ZERO;
+                }
+                since = Math.max(since, other.getFailingSince().toEpochMilli());
+            }
+        }
+        return since == 0 ? Duration.ZERO : Duration.ofMillis(now - since);
     }
 
     /** Marks the subscription disabled; it sends nothing more until set active again. */
@@ -513,15 +552,22 @@ public final class WebhookSender implements AutoCloseable {
             long[] o = oldest.get(e.getKey());
             long offset = o == null ? part.fed : Math.min(o[0], part.fed);
             int pending = o == null ? 0 : (int) o[1];
-            if (!force && offset == part.written && pending == part.writtenPending) {
+            boolean attempted = part.lastAttemptAt != 0;
+            if (!force && offset == part.written && pending == part.writtenPending
+                    && part.failingSince == part.writtenFailingSince && attempted == part.writtenAttempted) {
                 continue;
             }
             part.written = offset;
             part.writtenPending = pending;
+            part.writtenFailingSince = part.failingSince;
+            part.writtenAttempted = attempted;
             WebhookPosition position = WebhookPosition.newBuilder().setSubscriptionId(sub.config.getId())
                     .setPartition(e.getKey()).setOffset(offset).setPendingItems(pending)
                     .setOldestChangeAt(o == null ? null : Instant.ofEpochMilli(o[2]))
-                    .setRedeliverDone(part.redeliverDone).setUpdatedAt(Instant.now()).build();
+                    .setRedeliverDone(part.redeliverDone)
+                    .setFailingSince(part.failingSince == 0 ? null : Instant.ofEpochMilli(part.failingSince))
+                    .setLastAttemptAt(part.lastAttemptAt == 0 ? null : Instant.ofEpochMilli(part.lastAttemptAt))
+                    .setUpdatedAt(Instant.now()).build();
             String key = positionKey(sub.config.getId(), e.getKey());
             positionWriter.send(new ProducerRecord<>(kafka.topic(Topics.WEBHOOK_POSITIONS).name(), key, position));
             positions.applyLocal(key, position);
@@ -550,6 +596,7 @@ public final class WebhookSender implements AutoCloseable {
         final Map<String, Pending> pending = new HashMap<>();
         int inFlight;
         boolean closed;
+        long lastSuccessLogged;
 
         Sub(WebhookSubscription config) {
             this.config = config;
@@ -567,6 +614,8 @@ public final class WebhookSender implements AutoCloseable {
             if (saved != null) {
                 part.fed = saved.getOffset();
                 part.redeliverDone = saved.getRedeliverDone();
+                part.failingSince = saved.getFailingSince() == null ? 0 : saved.getFailingSince().toEpochMilli();
+                part.lastAttemptAt = saved.getLastAttemptAt() == null ? 0 : saved.getLastAttemptAt().toEpochMilli();
             } else {
                 part.fed = "snapshot".equals(config.getStart()) ? 0 : offsetAt(tp, config.getCreatedAt(), last);
                 part.redeliverDone = config.getRedeliverRequest();
@@ -579,6 +628,8 @@ public final class WebhookSender implements AutoCloseable {
             Part before = parts.get(tp.partition());
             if (before != null) {
                 part.fed = Math.min(part.fed, before.fed);
+                part.failingSince = before.failingSince;
+                part.lastAttemptAt = before.lastAttemptAt;
                 part.written = -1;
             }
             part.catchUpTo = last;
@@ -616,8 +667,12 @@ public final class WebhookSender implements AutoCloseable {
         long catchUpTo;    // nothing is sent before the partition was read to here
         boolean caughtUp;
         int redeliverDone;
+        long failingSince; // the first failed attempt since the last success, 0 when none
+        long lastAttemptAt;
         long written = -1;
         int writtenPending = -1;
+        long writtenFailingSince;
+        boolean writtenAttempted;
     }
 
     /** The delivery one item owes one subscription: always the newest counts read. */

@@ -76,9 +76,23 @@ class WorkloadTest {
     }
 
     @Test
+    void hookedSpreadsOverTheTenThousandItemsTheWebhookBenchSubscribes() {
+        SplittableRandom random = new SplittableRandom(3);
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 200_000; i++) {
+            String item = Workload.HOOKED.item(random);
+            assertThat(item).startsWith("h");
+            assertThat(Integer.parseInt(item.substring(1))).isBetween(0, Workload.HOOKED_ITEMS - 1);
+            seen.add(item);
+        }
+        assertThat(seen).hasSize(Workload.HOOKED_ITEMS);
+    }
+
+    @Test
     void parsesTheContractNames() {
         assertThat(Workload.parse("Zipf")).isEqualTo(Workload.ZIPF);
         assertThat(Workload.VIRAL.cliName()).isEqualTo("viral");
-        assertThatThrownBy(() -> Workload.parse("burst")).hasMessageContaining("uniform, zipf, viral, catalogue or spread");
+        assertThat(Workload.parse("hooked")).isEqualTo(Workload.HOOKED);
+        assertThatThrownBy(() -> Workload.parse("burst")).hasMessageContaining("uniform, zipf, viral, catalogue, spread or hooked");
     }
 }
