@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -72,12 +73,15 @@ public final class Subscriptions implements AutoCloseable {
         }
     }
 
-    /** Whether a change of the item is sent to the subscription: its type or the item itself is listed, or nothing is. */
-    public static boolean matches(WebhookSubscription sub, String itemType, String itemKey) {
-        if (sub.getItemTypes().isEmpty() && sub.getItems().isEmpty()) {
-            return true;
+    /** Which items a subscription is sent: those of its types and its single items, or every item when it lists none. */
+    public record Filter(Set<String> types, Set<String> items) {
+        public static Filter of(WebhookSubscription sub) {
+            return new Filter(Set.copyOf(sub.getItemTypes()), Set.copyOf(sub.getItems()));
         }
-        return sub.getItemTypes().contains(itemType) || sub.getItems().contains(itemKey);
+
+        public boolean matches(String itemType, String itemKey) {
+            return (types.isEmpty() && items.isEmpty()) || types.contains(itemType) || items.contains(itemKey);
+        }
     }
 
     @Override

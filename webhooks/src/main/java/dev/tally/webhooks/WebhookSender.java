@@ -248,14 +248,14 @@ public final class WebhookSender implements AutoCloseable {
                     sub = new Sub(config);
                     subs.put(config.getId(), sub);
                 } else {
-                    sub.config = config;
+                    sub.configure(config);
                 }
                 for (TopicPartition tp : assigned) {
                     sub.start(tp, ends.get(tp));
                 }
                 rewound.addAll(assigned);
-            } else {
-                sub.config = config; // coalescing, filters, secret generation: taken as they are now
+            } else if (!config.equals(sub.config)) {
+                sub.configure(config); // coalescing, filters, secret generation: taken as they are now
             }
         }
         if (!rewound.isEmpty()) {
@@ -309,7 +309,7 @@ public final class WebhookSender implements AutoCloseable {
                 continue;
             }
             part.fed = r.offset() + 1;
-            if (!Subscriptions.matches(sub.config, counts.getItemType(), r.key())) {
+            if (!sub.filter.matches(counts.getItemType(), r.key())) {
                 continue;
             }
             Pending p = sub.pending.get(r.key());
@@ -592,6 +592,7 @@ public final class WebhookSender implements AutoCloseable {
     /** What the sender keeps of one active subscription. */
     private final class Sub {
         WebhookSubscription config;
+        Subscriptions.Filter filter;
         final Map<Integer, Part> parts = new HashMap<>();
         final Map<String, Pending> pending = new HashMap<>();
         int inFlight;
@@ -599,7 +600,12 @@ public final class WebhookSender implements AutoCloseable {
         long lastSuccessLogged;
 
         Sub(WebhookSubscription config) {
+            configure(config);
+        }
+
+        void configure(WebhookSubscription config) {
             this.config = config;
+            this.filter = Subscriptions.Filter.of(config);
         }
 
         /**

@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class WebhookBench {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final long RATE_VOTES = 200_000;
+    private static final long RATE_VOTES = 300_000;
 
     private WebhookBench() {}
 
@@ -100,7 +100,7 @@ public final class WebhookBench {
                 for (String id : ids) {
                     admin.send("PATCH", "/v1/admin/webhooks/" + id, "{\"status\":\"" + (on ? "active" : "paused") + "\"}");
                 }
-                Thread.sleep(2_000); // the senders see the change and drain what was pending
+                receiver.awaitQuiet(); // the senders see the change and send what was pending
                 long perSecond = unpaced(kafka, group, seq, RATE_VOTES);
                 (on ? active : paused).add(perSecond);
                 err.printf("bench: Kafka path, subscriptions %s: %,d votes/s%n", on ? "active" : "paused", perSecond);
@@ -230,6 +230,16 @@ public final class WebhookBench {
 
         void probe(String item, int partition, long offset, long sentNanos) {
             probes.put(item, new long[] {partition, offset, sentNanos});
+        }
+
+        /** Waits until a second passes without a delivery (at most two minutes). */
+        void awaitQuiet() throws InterruptedException {
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            long before;
+            do {
+                before = count.get();
+                Thread.sleep(1_000);
+            } while (count.get() != before && System.nanoTime() < deadline);
         }
 
         void resetCounts() {
