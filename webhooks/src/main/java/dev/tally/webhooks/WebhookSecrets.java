@@ -6,6 +6,8 @@ import dev.tally.common.Secrets;
 import dev.tally.schema.WebhookSubscription;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Each subscription's signing secrets, derived rather than stored: HMAC-SHA256 of the subscription's id and the
@@ -17,13 +19,15 @@ public final class WebhookSecrets {
     public static final String PREFIX = "whsec_";
 
     private final byte[] key;
+    /** Derived secrets by subscription and generation: one HMAC each, not one per delivery. */
+    private final Map<String, byte[]> derived = new ConcurrentHashMap<>();
 
     public WebhookSecrets(Secrets secrets) {
         this.key = secrets.derive("webhook-secret");
     }
 
     byte[] secret(String subscriptionId, int generation) {
-        return Secrets.hmac(key, subscriptionId + ":" + generation);
+        return derived.computeIfAbsent(subscriptionId + ":" + generation, k -> Secrets.hmac(key, k));
     }
 
     /** The secret a receiver verifies with, in the Standard Webhooks form. */

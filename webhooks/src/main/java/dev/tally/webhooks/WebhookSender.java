@@ -371,6 +371,7 @@ public final class WebhookSender implements AutoCloseable {
         String signature = secrets.signature(config, webhookId, timestamp, body, Instant.ofEpochMilli(now));
         p.inFlight = true;
         p.sentOffset = p.offset;
+        p.sentWebhookId = webhookId;
         p.newerSince = 0;
         sub.inFlight++;
         int attempt = p.failures + 1;
@@ -438,11 +439,6 @@ public final class WebhookSender implements AutoCloseable {
         sub.inFlight--;
         p.inFlight = false;
         boolean ok = d.error == null && d.status >= 200 && d.status < 300;
-        WebhookAttempt.Builder attempt = WebhookAttempt.newBuilder().setSubscriptionId(sub.config.getId())
-                .setWebhookId(Delivery.webhookId(sub.config.getId(), p.key, d.sentOffset))
-                .setItemType(p.counts.getItemType()).setItemId(p.counts.getItemId()).setSeq(d.sentOffset)
-                .setAttempt(d.attempt).setAttemptedAt(Instant.ofEpochMilli(d.sentAt)).setDurationMs(d.durationMs)
-                .setHttpStatus(d.status).setError(d.error).setNextAttemptAt(null);
         Part part = sub.parts.get(p.partition);
         if (part != null) {
             part.lastAttemptAt = d.sentAt;
@@ -464,27 +460,34 @@ public final class WebhookSender implements AutoCloseable {
             }
             if (logged) {
                 sub.lastSuccessLogged = now;
-                log.record(attempt.build());
+                log.record(attempt(sub, p, d, null));
             }
             return;
         }
         failed.increment();
         if (d.status == 410) {
-            log.record(attempt.build());
+            log.record(attempt(sub, p, d, null));
             disable(sub, "the receiver answered 410 Gone", now);
             return;
         }
         p.failures++;
         if (failingFor(sub, now).compareTo(RetrySchedule.DISABLE_AFTER) >= 0) {
-            log.record(attempt.build());
+            log.record(attempt(sub, p, d, null));
             disable(sub, "every delivery failed for " + RetrySchedule.DISABLE_AFTER.toDays() + " days", now);
             return;
         }
         long next = now + RetrySchedule.delay(p.failures, d.retryAfter, random).toMillis();
-        log.record(attempt.setNextAttemptAt(Instant.ofEpochMilli(next)).build());
+        log.record(attempt(sub, p, d, Instant.ofEpochMilli(next)));
         if (!p.removed && !sub.closed) {
             schedule(sub, p, next);
         }
+    }
+
+    private static WebhookAttempt attempt(Sub sub, Pending p, Done d, Instant next) {
+        return WebhookAttempt.newBuilder().setSubscriptionId(sub.config.getId()).setWebhookId(p.sentWebhookId)
+                .setItemType(p.counts.getItemType()).setItemId(p.counts.getItemId()).setSeq(d.sentOffset)
+                .setAttempt(d.attempt).setAttemptedAt(Instant.ofEpochMilli(d.sentAt)).setDurationMs(d.durationMs)
+                .setHttpStatus(d.status).setError(d.error).setNextAttemptAt(next).build();
     }
 
     /**
@@ -691,6 +694,7 @@ public final class WebhookSender implements AutoCloseable {
         long newerSince;
         long dueAt;
         long sentOffset;
+        String sentWebhookId;
         int failures;
         boolean inFlight;
         boolean removed;

@@ -29,6 +29,10 @@ public final class CpuAccount {
             Map.entry("broker", Pattern.compile("kafka-request-handler|kafka-network-thread|AddPartitions|TxnMarker"
                     + "|group-coordinator|share-coordinator|quorum|raft|metadata|ReplicaFetcher|kafka-log|log-"
                     + "|kafka-scheduler|broker-|controller|executor-|ExpirationReaper|transaction-")),
+            // the webhook sender's own thread and DNS lookups, its Jetty client's threads; the webhook bench's receiver
+            Map.entry("webhook-sender", Pattern.compile("^tally-webhook")),
+            Map.entry("webhook-http-client", Pattern.compile("^HttpClient@")),
+            Map.entry("webhook-receiver", Pattern.compile("^JettyServerThreadPool")),
             Map.entry("views-and-ranking", Pattern.compile("tally-view|ranking|live-updates|outcome-listener")),
             // the door: Jetty's threads, the command batcher and the producer that appends its command batches
             Map.entry("http-server", Pattern.compile("^tally-http|^qtp|JettyScheduler|command-batcher|\\| tally-ingest-api$")),

@@ -40,7 +40,8 @@ public final class WebhookBench {
     /** What it found. */
     public record Result(int subscribers, int items, int coalesceMs, List<Long> pausedPerSecond, List<Long> activePerSecond,
                          double ratio, long deliveries, double deliveriesPerSecond, long probes, long probesSeen,
-                         double deliveredP50Ms, double deliveredP99Ms, int pacedRate, long seqViolations, long rssMb) {
+                         double deliveredP50Ms, double deliveredP99Ms, int pacedRate, long seqViolations,
+                         Map<String, Double> cpuMicrosPerVote, Map<String, Double> cpuMicrosPerDelivery, long rssMb) {
         public String toJson() {
             Map<String, Object> out = new LinkedHashMap<>();
             out.put("subscribers", subscribers);
@@ -57,6 +58,8 @@ public final class WebhookBench {
             out.put("vote_to_delivered_p50_ms", deliveredP50Ms);
             out.put("vote_to_delivered_p99_ms", deliveredP99Ms);
             out.put("seq_violations", seqViolations);
+            out.put("cpu_us_per_vote", cpuMicrosPerVote);
+            out.put("cpu_us_per_delivery", cpuMicrosPerDelivery);
             out.put("rss_mb", rssMb);
             try {
                 return JSON.writeValueAsString(out);
@@ -113,6 +116,7 @@ public final class WebhookBench {
 
             err.printf("bench: %,d votes/s for %d s, a probe vote over HTTP every 100 ms…%n", rate, seconds);
             receiver.resetCounts();
+            CpuAccount cpu = new CpuAccount().start();
             long loadStart = System.nanoTime();
             Thread load = new Thread(() -> {
                 try {
@@ -143,13 +147,21 @@ public final class WebhookBench {
             }
             double loadSeconds = (System.nanoTime() - loadStart) / 1e9;
             Thread.sleep(coalesceMs + 5_000L); // the last deliveries
+            long pacedVotes = (long) rate * seconds + probes;
+            Map<String, Double> perVote = cpu.microsPerVote(pacedVotes);
+            double perDelivery = receiver.count() == 0 ? 0 : (double) pacedVotes / receiver.count();
+            Map<String, Double> cpuPerDelivery = new LinkedHashMap<>();
+            for (String stage : List.of("webhook-sender", "webhook-http-client", "webhook-receiver")) {
+                cpuPerDelivery.put(stage, Math.round(perVote.getOrDefault(stage, 0.0) * perDelivery * 10) / 10.0);
+            }
+            err.printf("bench: CPU µs per vote %s; per delivery %s%n", perVote, cpuPerDelivery);
             Latencies delivered = receiver.delivered();
             err.printf("bench: vote → delivered p50 %.0f ms, p99 %.0f ms over %d of %d probes; %,d deliveries (%,.0f/s);"
                             + " seq went back %d times%n", delivered.percentileMillis(50), delivered.percentileMillis(99),
                     delivered.count(), probes, receiver.count(), receiver.count() / loadSeconds, receiver.violations());
             return new Result(subscribers, Workload.HOOKED_ITEMS, coalesceMs, paused, active, ratio, receiver.count(),
                     receiver.count() / loadSeconds, probes, delivered.count(), delivered.percentileMillis(50),
-                    delivered.percentileMillis(99), rate, receiver.violations(), ProcessMemory.selfRssMb());
+                    delivered.percentileMillis(99), rate, receiver.violations(), perVote, cpuPerDelivery, ProcessMemory.selfRssMb());
         } finally {
             broker.close();
         }
@@ -194,16 +206,17 @@ public final class WebhookBench {
                 cfg.jetty.host = "127.0.0.1";
                 cfg.jetty.port = 0;
                 cfg.routes.post("/hook/{n}", ctx -> {
-                    JsonNode body = JSON.readTree(ctx.bodyAsBytes());
-                    String item = body.get("item_type").asText() + ":" + body.get("item_id").asText();
-                    long seq = body.get("seq").asLong();
+                    // a receiver as cheap as can be: it shares the two cores with the node it measures
+                    String body = ctx.body();
+                    String item = field(body, "item_type") + ":" + field(body, "item_id");
+                    long seq = Long.parseLong(field(body, "seq"));
                     Long before = lastSeq.put(ctx.pathParam("n") + "/" + item, seq);
                     if (before != null && before > seq) {
                         violations.incrementAndGet();
                     }
                     count.incrementAndGet();
                     long[] probe = probes.get(item);
-                    if (probe != null && reflects(body.get("position").asText(), (int) probe[0], probe[1])
+                    if (probe != null && reflects(field(body, "position"), (int) probe[0], probe[1])
                             && probes.remove(item, probe)) {
                         synchronized (delivered) {
                             delivered.recordNanos(System.nanoTime() - probe[2]);
@@ -212,6 +225,19 @@ public final class WebhookBench {
                     ctx.status(200);
                 });
             }).start();
+        }
+
+        /** A top-level field of a delivery's flat JSON, as written: a string's content or a number. */
+        private static String field(String body, String name) {
+            int at = body.indexOf("\"" + name + "\":") + name.length() + 3;
+            if (body.charAt(at) == '"') {
+                return body.substring(at + 1, body.indexOf('"', at + 1));
+            }
+            int end = at;
+            while (end < body.length() && Character.isDigit(body.charAt(end))) {
+                end++;
+            }
+            return body.substring(at, end);
         }
 
         private static boolean reflects(String position, int partition, long offset) {
