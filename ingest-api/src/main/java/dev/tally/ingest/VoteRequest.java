@@ -1,14 +1,8 @@
 package dev.tally.ingest;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.tally.schema.CommandAction;
 import dev.tally.schema.VoteMode;
-import java.util.Iterator;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -26,35 +20,10 @@ public record VoteRequest(String itemType, String itemId, CommandAction action, 
     public static final Pattern REACTION_CODE = Pattern.compile("[a-z][a-z0-9_]{0,31}");
     private static final Set<String> KEYS =
             Set.of("item_type", "item_id", "vote_value", "reaction", "mode", "catalog_version");
-    private static final ObjectMapper JSON = JsonMapper.builder()
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .build();
 
     /** Parses the body; {@code defaultCatalogVersion} applies when the request names none. */
     public static VoteRequest parse(byte[] body, int defaultCatalogVersion) {
-        if (body.length == 0) {
-            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body is empty: send a JSON object");
-        }
-        JsonNode root;
-        try {
-            root = JSON.readTree(body);
-        } catch (JsonProcessingException e) {
-            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body is not valid JSON: "
-                    + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
-            throw new ApiProblem(400, "malformed-json", "Malformed JSON", "the body could not be read");
-        }
-        if (root == null || !root.isObject()) {
-            throw ApiProblem.invalid("the body must be a JSON object");
-        }
-        for (Iterator<String> it = root.fieldNames(); it.hasNext(); ) {
-            String key = it.next();
-            if (!KEYS.contains(key)) {
-                throw new ApiProblem(400, "unknown-field", "Unknown field",
-                        "unknown field '" + printable(key) + "'; allowed: " + KEYS.stream().sorted().toList());
-            }
-        }
+        JsonNode root = JsonBody.object(body, KEYS);
         String itemType = text(root, "item_type", ITEM_TYPE, "[a-z][a-z0-9_-]{0,31}");
         String itemId = text(root, "item_id", ITEM_ID, "[A-Za-z0-9._:-]{1,64}");
         boolean hasVote = root.has("vote_value");
