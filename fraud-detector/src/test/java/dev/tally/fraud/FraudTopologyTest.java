@@ -80,6 +80,22 @@ class FraudTopologyTest {
     }
 
     @Test
+    void aChallengeRunsItsTimeAndTheClusterStillThereAtItsLastMillisecondIsChallengedAgain() {
+        for (int i = 0; i <= 10; i++) {
+            vote("v" + i, "netE", "i" + i, T0.plusSeconds(i));
+        }
+        Instant until = T0.plusSeconds(10).plus(Duration.ofMinutes(10));
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getExpiresAt).containsExactly(until);
+        for (int i = 0; i < 10; i++) {
+            vote("w" + i, "netE", "j" + i, until.minusSeconds(30 - i));
+        }
+        assertThat(flags.isEmpty()).as("eleven voters in the window while challenged: no second flag").isTrue();
+        vote("w10", "netE", "j10", until);
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getExpiresAt).as("at the challenge's end a new one")
+                .containsExactly(until.plus(Duration.ofMinutes(10)));
+    }
+
+    @Test
     void votersOlderThanTheWindowNoLongerCount() {
         for (int i = 0; i < 10; i++) {
             vote("v" + i, "netA", "i" + i, T0);
@@ -122,6 +138,38 @@ class FraudTopologyTest {
 
         vote("v0", "netC", "new-day", Instant.parse("2026-12-01T00:00:01Z"));
         assertThat(flags.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theLastVoteWithinTheDailyQuotaStillCountsTowardsTheItemQuota() {
+        for (int i = 0; i < 39; i++) {
+            vote("v" + (i % 5), "netF", "other" + i, T0.plus(Duration.ofMinutes(i)));
+        }
+        for (int i = 0; i < 11; i++) { // votes 40 to 50 of the day: the 50th, the last within quota, is the item's 11th
+            vote("v" + (i % 5), "netF", "target", T0.plus(Duration.ofMinutes(40 + i)));
+        }
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).containsExactly("netitem:netF:post:target");
+    }
+
+    @Test
+    void aNewDayStartsBothQuotasFromNothing() {
+        for (int i = 0; i < 10; i++) {
+            vote("v" + (i % 5), "netG", "target", T0.plus(Duration.ofMinutes(i)));
+        }
+        for (int i = 10; i < 50; i++) {
+            vote("v" + (i % 5), "netG", "i" + i, T0.plus(Duration.ofMinutes(i)));
+        }
+        assertThat(flags.isEmpty()).as("50 votes, 10 of them on one item: within both quotas").isTrue();
+        Instant nextDay = Instant.parse("2026-12-01T00:00:00Z");
+        vote("v0", "netG", "target", nextDay);
+        assertThat(flags.isEmpty()).as("the item's count started again: 1, not 11").isTrue();
+        for (int i = 1; i < 50; i++) {
+            vote("v" + (i % 5), "netG", "n" + i, nextDay.plusSeconds(i));
+        }
+        assertThat(flags.isEmpty()).as("50 votes on the new day: within quota").isTrue();
+        vote("v0", "netG", "n50", nextDay.plusSeconds(50));
+        assertThat(flags.readValuesToList()).extracting(FraudFlag::getKey).as("the 51st of the new day")
+                .containsExactly("netday:netG");
     }
 
     @Test
