@@ -11,6 +11,7 @@ import dev.tally.schemas.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.time.Instant;
 import java.util.UUID;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -112,7 +113,8 @@ class ViewsIT {
             }
         }
         String top = "/v1/rankings/" + type + "?sort=top&window=day";
-        JsonNode page = awaitItems(top, 4);
+        // the lists follow the event log a moment after the votes are answered: wait for the last vote to be in
+        JsonNode page = awaitPage(top, p -> p.get("items").findValuesAsText("key").equals(List.of("4.0", "2.0", "0.0", "-2.0")));
         assertThat(page.get("items").findValuesAsText("item_id")).containsExactly("i0", "i1", "i2", "i3");
         assertThat(page.get("items").findValuesAsText("key")).containsExactly("4.0", "2.0", "0.0", "-2.0");
         assertThat(page.get("sort").asText()).isEqualTo("top");
@@ -163,11 +165,16 @@ class ViewsIT {
     }
 
     private static JsonNode awaitItems(String path, int n) throws InterruptedException {
+        return awaitPage(path, p -> p.get("items").size() >= n);
+    }
+
+    /** The page once it satisfies {@code until}, or as it is after 30 s (for the assertion to show). */
+    private static JsonNode awaitPage(String path, java.util.function.Predicate<JsonNode> until) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         JsonNode last = null;
         while (System.nanoTime() < deadline) {
             last = client.get(null, path).body();
-            if (last.get("items").size() >= n) {
+            if (until.test(last)) {
                 return last;
             }
             Thread.sleep(100);
