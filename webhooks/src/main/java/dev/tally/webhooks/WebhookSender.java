@@ -102,6 +102,7 @@ public final class WebhookSender implements AutoCloseable {
     private final Timer changeToDelivered;
     private final TallyMetrics metrics;
     private volatile boolean running = true;
+    private volatile int pendingCount; // for the gauge, counted by the loop
     private long lastSync;
     private long lastPositions;
 
@@ -152,8 +153,6 @@ public final class WebhookSender implements AutoCloseable {
         thread.setDaemon(true);
         thread.start();
     }
-
-    private volatile int pendingCount;
 
     // ---- the loop ------------------------------------------------------------------------------------------------
 
@@ -369,9 +368,8 @@ public final class WebhookSender implements AutoCloseable {
         String webhookId = Delivery.webhookId(config.getId(), p.key, p.offset);
         long timestamp = now / 1000;
         String signature = secrets.signature(config, webhookId, timestamp, body, Instant.ofEpochMilli(now));
+        long seq = p.offset;
         p.inFlight = true;
-        p.sentOffset = p.offset;
-        p.sentWebhookId = webhookId;
         p.newerSince = 0;
         sub.inFlight++;
         int attempt = p.failures + 1;
@@ -390,12 +388,12 @@ public final class WebhookSender implements AutoCloseable {
                                     ? describe(result.getFailure()) : null;
                             Optional<Duration> retryAfter = result.getResponse() == null ? Optional.empty()
                                     : retryAfter(result.getResponse().getHeaders().get(HttpHeader.RETRY_AFTER), Instant.now());
-                            done.add(new Done(sub, p, p.sentOffset, attempt, status, error, retryAfter, now,
+                            done.add(new Done(sub, p, seq, webhookId, attempt, status, error, retryAfter, now,
                                     (int) ((System.nanoTime() - started) / 1_000_000)));
                         }
                     });
         } catch (RuntimeException e) { // a URL Jetty cannot send to
-            done.add(new Done(sub, p, p.sentOffset, attempt, 0, describe(e), Optional.empty(), now, 0));
+            done.add(new Done(sub, p, seq, webhookId, attempt, 0, describe(e), Optional.empty(), now, 0));
         }
     }
 
@@ -450,7 +448,7 @@ public final class WebhookSender implements AutoCloseable {
             boolean logged = d.attempt > 1 || now - sub.lastSuccessLogged >= SUCCESS_LOG_EVERY.toMillis();
             p.failures = 0;
             if (!p.removed && !sub.closed) {
-                if (p.offset == d.sentOffset) {
+                if (p.offset == d.seq) {
                     sub.pending.remove(p.key);
                     p.removed = true;
                 } else { // newer counts came meanwhile: sent no sooner than coalesce_ms after this delivery
@@ -484,8 +482,8 @@ public final class WebhookSender implements AutoCloseable {
     }
 
     private static WebhookAttempt attempt(Sub sub, Pending p, Done d, Instant next) {
-        return WebhookAttempt.newBuilder().setSubscriptionId(sub.config.getId()).setWebhookId(p.sentWebhookId)
-                .setItemType(p.counts.getItemType()).setItemId(p.counts.getItemId()).setSeq(d.sentOffset)
+        return WebhookAttempt.newBuilder().setSubscriptionId(sub.config.getId()).setWebhookId(d.webhookId)
+                .setItemType(p.counts.getItemType()).setItemId(p.counts.getItemId()).setSeq(d.seq)
                 .setAttempt(d.attempt).setAttemptedAt(Instant.ofEpochMilli(d.sentAt)).setDurationMs(d.durationMs)
                 .setHttpStatus(d.status).setError(d.error).setNextAttemptAt(next).build();
     }
@@ -693,8 +691,6 @@ public final class WebhookSender implements AutoCloseable {
         long firstChangeAt;
         long newerSince;
         long dueAt;
-        long sentOffset;
-        String sentWebhookId;
         int failures;
         boolean inFlight;
         boolean removed;
@@ -715,7 +711,8 @@ public final class WebhookSender implements AutoCloseable {
         }
     }
 
-    private record Done(Sub sub, Pending pending, long sentOffset, int attempt, int status, String error,
+    /** One attempt's outcome: the seq and webhook-id it sent, and what came back. */
+    private record Done(Sub sub, Pending pending, long seq, String webhookId, int attempt, int status, String error,
                         Optional<Duration> retryAfter, long sentAt, int durationMs) {}
 
     private static void sleep(long ms) {
