@@ -4,6 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.ResourceType;
 import org.junit.jupiter.api.Test;
 
 class KafkaAccessTest {
@@ -43,5 +50,56 @@ class KafkaAccessTest {
         KafkaAccess.Grant g = KafkaAccess.required(KafkaSettings.from(Env.of(Map.of()))).get(1);
 
         assertThat(g.describe()).isEqualTo("Read on topics prefixed 'tally.'");
+    }
+
+    @Test
+    void anOperationIsLackedUnlessKafkaReportsItOrAllOrReportsNothing() {
+        assertThat(KafkaAccess.lacks(Set.of(AclOperation.READ, AclOperation.DESCRIBE), AclOperation.WRITE)).isTrue();
+        assertThat(KafkaAccess.lacks(Set.of(AclOperation.READ, AclOperation.WRITE), AclOperation.WRITE)).isFalse();
+        assertThat(KafkaAccess.lacks(Set.of(AclOperation.ALL), AclOperation.WRITE)).isFalse();
+        assertThat(KafkaAccess.lacks(Set.of(), AclOperation.READ)).isTrue();
+        assertThat(KafkaAccess.lacks(null, AclOperation.READ)).as("an authorizer that reports nothing").isFalse();
+    }
+
+    @Test
+    void eachPrefixOfTopicsIsCheckedForWhatItMustAllowOnceItExists() {
+        KafkaSettings kafka = KafkaSettings.from(Env.of(Map.of("TALLY_CREATE_TOPICS", "false")));
+        assertThat(KafkaAccess.topicGrants(kafka, "tally.")).extracting(KafkaAccess.Grant::operation)
+                .containsExactly(AclOperation.READ, AclOperation.WRITE, AclOperation.DESCRIBE_CONFIGS);
+        assertThat(KafkaAccess.topicGrants(kafka, "tally-")).extracting(KafkaAccess.Grant::operation)
+                .containsExactly(AclOperation.READ, AclOperation.WRITE);
+        assertThat(KafkaAccess.grant(kafka, ResourceType.GROUP).describe()).isEqualTo("Read on consumer groups prefixed 'tally-'");
+        assertThat(KafkaAccess.grant(kafka, ResourceType.TRANSACTIONAL_ID).describe())
+                .isEqualTo("Write on transactional ids prefixed 'tally-'");
+    }
+
+    @Test
+    void aMissingGrantOrARefusalIsOneMessageTheOperatorActsOn() {
+        KafkaSettings kafka = KafkaSettings.from(Env.of(Map.of("TALLY_BOOTSTRAP", "kafka:9093")));
+        KafkaAccess.Grant read = KafkaAccess.required(kafka).get(1);
+        assertThat(KafkaAccess.missing(read, kafka)).isInstanceOf(Env.ConfigException.class).hasMessageContaining(
+                "Kafka at kafka:9093 does not allow this node Read on topics prefixed 'tally.' (needed to read Tally's topics);"
+                        + " ./tally acls prints every ACL a node needs");
+        assertThat(KafkaAccess.refused("start", new ExecutionException(new SaslAuthenticationException("bad password")), kafka))
+                .isInstanceOf(Env.ConfigException.class).hasMessageContaining("Kafka at kafka:9093 refused this node's credentials (bad password)")
+                .hasMessageContaining(KafkaClientConfig.FILE_VARIABLE);
+        assertThat(KafkaAccess.refused("describe topic t", new ExecutionException(new TopicAuthorizationException("denied")), kafka))
+                .isInstanceOf(Env.ConfigException.class)
+                .hasMessageContaining("Kafka at kafka:9093 refused to let this node describe topic t (denied); ./tally acls");
+        assertThat(KafkaAccess.refused("start", new TimeoutException("late"), kafka)).isInstanceOf(Env.ConfigException.class)
+                .hasMessageContaining("no Kafka broker at kafka:9093 answered within 30 s (to start)");
+        assertThat(KafkaAccess.refused("start", new ExecutionException(new org.apache.kafka.common.errors.TimeoutException("late")), kafka))
+                .hasMessageContaining("no Kafka broker at kafka:9093 answered");
+        RuntimeException other = KafkaAccess.refused("start", new ExecutionException(new IllegalStateException("odd")), kafka);
+        assertThat(other).isInstanceOf(IllegalStateException.class).hasMessageContaining("cannot start at kafka:9093")
+                .hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(KafkaAccess.refused("start", new ExecutionException(null), kafka)).hasCauseInstanceOf(ExecutionException.class);
+    }
+
+    @Test
+    void operationsAreNamedAsKafkaAclsSpellsThem() {
+        assertThat(KafkaAccess.operationName(AclOperation.DESCRIBE_CONFIGS)).isEqualTo("DescribeConfigs");
+        assertThat(KafkaAccess.operationName(AclOperation.IDEMPOTENT_WRITE)).isEqualTo("IdempotentWrite");
+        assertThat(KafkaAccess.operationName(AclOperation.READ)).isEqualTo("Read");
     }
 }

@@ -4,7 +4,7 @@ import dev.tally.broker.FreePort;
 import dev.tally.common.CompactedTopicView;
 import dev.tally.common.DeadLetterWatch;
 import dev.tally.common.Env;
-import dev.tally.common.KafkaAccess;
+import dev.tally.common.KafkaAccessCheck;
 import dev.tally.common.NativeHeapTrim;
 import dev.tally.common.Profile;
 import dev.tally.common.QuarantineDecisions;
@@ -166,9 +166,9 @@ public final class TallyNode implements AutoCloseable {
     private void startServices(Env env, Set<Service> services) {
         closeables.add(NativeHeapTrim.start(NativeHeapTrim.interval(env)));
         // a permission Kafka withholds stops the start here, named, before any service retries against it
-        KafkaAccess.check(runtime.kafka());
+        KafkaAccessCheck.check(runtime.kafka());
         TopicAdmin.ensureTopics(runtime.kafka());
-        KafkaAccess.checkTopics(runtime.kafka());
+        KafkaAccessCheck.checkTopics(runtime.kafka());
         deadLetters = new DeadLetterWatch(runtime.kafka(), metrics);
         closeables.add(deadLetters);
         if (services.contains(Service.INGEST_API) && env.integer("TALLY_HTTP_PORT", 8080, 0, 65535) == 0) {
