@@ -25,8 +25,8 @@ public final class NetworkPrefix {
     private static final Pattern HEX_GROUP = Pattern.compile("[0-9A-Fa-f]{1,4}");
     private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
     private static final Pattern ZONE_ID = Pattern.compile("[A-Za-z0-9_.-]{1,32}");
-    /** Longest literal accepted: a bracketed IPv6 with an embedded IPv4 and a zone id fits easily. */
-    private static final int MAX_LITERAL = 96;
+    /** The longest literal there is: {@code [fe80:0000:0000:0000:0000:0000:255.255.255.255%<a 32-character zone>]}. */
+    static final int MAX_LITERAL = 80;
 
     private NetworkPrefix() {
     }
@@ -104,7 +104,7 @@ public final class NetworkPrefix {
         String s = text;
         String zone = null;
         int percent = s.indexOf('%');
-        if (percent >= 0) {
+        if (percent != -1) {
             zone = s.substring(percent + 1);
             s = s.substring(0, percent);
             if (!ZONE_ID.matcher(zone).matches()) {
@@ -114,7 +114,7 @@ public final class NetworkPrefix {
         if (!IPV6_CHARS.matcher(s).matches()) {
             return null;
         }
-        if (s.indexOf('.') >= 0) { // an embedded IPv4 tail becomes the last two hex groups
+        if (s.contains(".")) { // an embedded IPv4 tail becomes the last two hex groups
             int lastColon = s.lastIndexOf(':');
             byte[] v4 = parseIpv4(s.substring(lastColon + 1));
             if (v4 == null) {

@@ -24,6 +24,15 @@ class CountChangeTest {
     }
 
     @Test
+    void aFlipFromAFullDownvoteToAYoungUpvoteMovesEachCountBack() {
+        CountChange c = CountChange.of(new VoterState(-1, null), new VoterState(1, null), 1.0, 0.1);
+        assertThat(c.up()).isEqualTo(1);
+        assertThat(c.down()).isEqualTo(-1);
+        assertThat(c.weightedUp()).isEqualTo(0.1, within(1e-12));
+        assertThat(c.weightedDown()).isEqualTo(-1.0, within(1e-12));
+    }
+
+    @Test
     void theSameStateChangesNothing() {
         CountChange c = CountChange.of(new VoterState(1, "wow"), new VoterState(1, "wow"), 0.1, 0.1);
         assertThat(c).isEqualTo(new CountChange(0, 0, 0.0, 0.0, null, null));

@@ -73,12 +73,18 @@ class NetworkPrefixTest {
     void shouldRefuseNullAndOverlongText() {
         assertThat(NetworkPrefix.parseLiteral(null)).isEmpty();
         assertThat(NetworkPrefix.parseLiteral("0".repeat(200))).isEmpty();
+        String longest = "[fe80:0000:0000:0000:0000:0000:255.255.255.255%" + "z".repeat(32) + "]";
+        assertThat(longest).hasSize(NetworkPrefix.MAX_LITERAL);
+        assertThat(NetworkPrefix.parseLiteral(longest)).as("the longest literal there is").isPresent();
+        assertThat(NetworkPrefix.parseLiteral(longest.replace("%", "% "))).isEmpty();
     }
 
     @Test
     void shouldYieldTheRightAddressTypes() {
         assertThat(NetworkPrefix.parseLiteral("192.0.2.1").orElseThrow()).isInstanceOf(Inet4Address.class);
         assertThat(NetworkPrefix.parseLiteral("::ffff:192.0.2.1").orElseThrow()).isInstanceOf(Inet4Address.class);
+        assertThat(NetworkPrefix.parseLiteral("::ffff:10.20.30.40").orElseThrow().getHostAddress()).isEqualTo("10.20.30.40");
+        assertThat(NetworkPrefix.parseLiteral("64:ff9b::1.2.3.4").orElseThrow().getHostAddress()).isEqualTo("64:ff9b:0:0:0:0:102:304");
         assertThat(NetworkPrefix.parseLiteral("2001:db8::1").orElseThrow()).isInstanceOf(Inet6Address.class);
         assertThat(NetworkPrefix.parseLiteral("2001:db8::1").orElseThrow())
                 .isEqualTo(NetworkPrefix.parseLiteral("2001:0db8:0:0:0:0:0:1").orElseThrow());

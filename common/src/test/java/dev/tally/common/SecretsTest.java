@@ -43,8 +43,25 @@ class SecretsTest {
     }
 
     @Test
+    void eachDevDataDirectoryGetsItsOwnRandomSecretAndOtherProfilesMustSetOne(@TempDir Path dir) throws Exception {
+        Secrets one = Secrets.from(Env.of(Map.of()), new Profile("dev"), dir.resolve("a"));
+        Secrets other = Secrets.from(Env.of(Map.of()), new Profile("dev"), dir.resolve("b"));
+        assertThat(one.derive("voter")).isNotEqualTo(other.derive("voter"));
+        assertThat(Files.readString(dir.resolve("a/secret")).strip()).matches("[0-9a-f]{64}").isNotEqualTo("0".repeat(64));
+
+        Env configured = Env.of(Map.of("TALLY_SECRET", "s".repeat(40)));
+        assertThat(Secrets.from(configured, new Profile("prod"), dir.resolve("c")).derive("voter"))
+                .isEqualTo(Secrets.of("s".repeat(40)).derive("voter"));
+        assertThat(dir.resolve("c")).as("a configured secret writes no file").doesNotExist();
+        assertThatThrownBy(() -> Secrets.from(Env.of(Map.of()), new Profile("prod"), dir.resolve("d")))
+                .hasMessageContaining("TALLY_SECRET is required outside the dev profile (profile prod)");
+    }
+
+    @Test
     void shouldRefuseAShortSecretAndCompareInConstantTime() {
         assertThatThrownBy(() -> Secrets.of("short")).hasMessageContaining("at least 32 bytes");
+        assertThatThrownBy(() -> Secrets.of("x".repeat(31))).hasMessageContaining("TALLY_SECRET must be at least 32 bytes");
+        assertThat(Secrets.of("x".repeat(32)).derive("voter")).as("32 bytes are enough").hasSize(32);
         assertThat(Secrets.constantTimeEquals("abc", "abc")).isTrue();
         assertThat(Secrets.constantTimeEquals("abc", "abd")).isFalse();
         assertThat(Secrets.constantTimeEquals(null, "abd")).isFalse();

@@ -37,6 +37,9 @@ public record OrderKey(double key, String itemId) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
         long bits = ~buffer.getLong();
         double key = Double.longBitsToDouble(bits < 0 ? bits ^ Long.MIN_VALUE : ~bits);
+        if (Double.isNaN(key)) {
+            throw new IllegalArgumentException("an order key is a number; no list holds NaN");
+        }
         return new OrderKey(key, new String(bytes, KEY_BYTES, bytes.length - KEY_BYTES, StandardCharsets.UTF_8));
     }
 

@@ -58,15 +58,16 @@ public final class RankedItem {
             firstVoteAt = event.getReceivedAt();
         }
         WeighedVotes.of(event, policy, (vote, weight, castAt, cast) -> {
-            int sign = cast ? 1 : -1;
-            if (vote > 0) {
+            int sign = cast ? 1 : -1; // a vote taken back counts against what it added
+            if (vote == 1) {
                 upvotes += sign;
                 weightedUp += sign * weight;
             } else {
                 downvotes += sign;
                 weightedDown += sign * weight;
             }
-            scores.add(sign * vote * weight, weight == 0 ? 0 : sign, castAt);
+            double value = vote * weight;
+            scores.add(cast ? value : -value, weight == 0 ? 0 : sign, castAt);
         });
     }
 

@@ -60,6 +60,8 @@ class OrderKeyTest {
         assertThatThrownBy(() -> new OrderKey(Double.NaN, "x")).hasMessageContaining("must be a number");
         assertThatThrownBy(() -> new OrderKey(1, "")).hasMessageContaining("item id");
         assertThatThrownBy(() -> OrderKey.of(new byte[8])).hasMessageContaining("8 bytes and an item id");
+        byte[] notANumber = {-1, -1, -1, -1, -1, -1, -1, -1, 'x'}; // what no key encodes to: a forged cursor
+        assertThatThrownBy(() -> OrderKey.of(notANumber)).hasMessageContaining("no list holds NaN");
     }
 
     private static String id(SplittableRandom random) {

@@ -40,6 +40,31 @@ class RankingCursorTest {
         }
     }
 
+    @Test
+    void everyListsCursorAtTheEdgesOfItsFieldsComesBack() {
+        for (RankingSort sort : RankingSort.values()) {
+            for (RankingWindow window : new RankingWindow[] {RankingWindow.HOUR, RankingWindow.ALL}) {
+                for (RankingPolicy policy : RankingPolicy.values()) {
+                    for (String id : new String[] {"a", "i".repeat(64)}) {
+                        RankingCursor cursor = new RankingCursor(sort, window, policy, 1, new OrderKey(0.5, id));
+                        assertThat(RankingCursor.parse(cursor.encode(), sort, window, policy)).isEqualTo(cursor);
+                    }
+                }
+            }
+        }
+        byte[] key = {0, 0, 0, 0, 0, 0, 0, 0, 'a'};
+        byte[] tooLong = java.util.Arrays.copyOf(key, 8 + 65);
+        java.util.Arrays.fill(tooLong, 8, tooLong.length, (byte) 'i');
+        for (byte[] forged : new byte[][] {header(1, RankingSort.values().length, 5, 0, 1, key),
+                header(1, 0, RankingWindow.values().length, 0, 1, key), header(1, 0, 5, RankingPolicy.values().length, 1, key),
+                header(1, -1, 5, 0, 1, key), header(1, 0, -1, 0, 1, key), header(1, 0, 5, -1, 1, key), header(1, 0, 5, 0, 1, tooLong),
+                header(1, 0, 5, 0, 1, java.util.Arrays.copyOf(key, 8))}) {
+            String text = Base64.getUrlEncoder().withoutPadding().encodeToString(forged);
+            assertThatThrownBy(() -> RankingCursor.parse(text, RankingSort.HOT, RankingWindow.ALL, RankingPolicy.ALL))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("cursor is not one this API gave out");
+        }
+    }
+
     private static byte[] header(int version, int sort, int window, int policy, int rank, byte[] key) {
         return java.nio.ByteBuffer.allocate(8 + key.length).put((byte) version).put((byte) sort).put((byte) window)
                 .put((byte) policy).putInt(rank).put(key).array();
