@@ -4,8 +4,11 @@ import dev.tally.schema.CountDelta;
 import dev.tally.schema.CountDeltaBatch;
 import dev.tally.schemas.Topics;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.BiConsumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * The count deltas one step of the processor sends (a command batch, a moderation decision, a flush), gathered
@@ -26,12 +29,8 @@ final class DeltaBatches {
             throw new IllegalArgumentException("tally.count-deltas has " + partitions + " partitions");
         }
         this.partitions = partitions;
-        this.byPartition = new ArrayList<>(partitions);
-        this.firstKeys = new ArrayList<>(partitions);
-        for (int p = 0; p < partitions; p++) {
-            byPartition.add(new ArrayList<>());
-            firstKeys.add(null);
-        }
+        this.byPartition = Stream.generate(() -> new ArrayList<CountDelta>()).limit(partitions).collect(Collectors.toList());
+        this.firstKeys = new ArrayList<>(Collections.nCopies(partitions, (String) null));
     }
 
     /** Adds an item's delta to the batch of the item's partition. */

@@ -124,4 +124,37 @@ class PendingDeltasTest {
         assertThat(sent.get("post:e").getUpvotes()).isZero();
         assertThat(sent.get("post:e").getReactions()).isEmpty();
     }
+
+    @Test
+    void aDeltaBegunByAReleaseTakesThePositionOfTheFirstCommandAfterIt() {
+        PendingDeltas deltas = new PendingDeltas(store);
+        deltas.add("post:f", "post", "f", T, -1, -1, false, UP); // a release: no position of its own
+        deltas.add("post:f", "post", "f", T.plusSeconds(1), 3, 77, true, UP);
+        deltas.endStep(sent::put);
+        assertThat(sent.get("post:f").getSourcePartition()).isEqualTo(3);
+        assertThat(sent.get("post:f").getThroughOffset()).isEqualTo(77);
+    }
+
+    @Test
+    void aStepWritesOnlyThePendingDeltasItChanged() {
+        List<String> writes = new ArrayList<>();
+        @SuppressWarnings("unchecked")
+        KeyValueStore<String, CountDelta> counting = (KeyValueStore<String, CountDelta>) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[] {KeyValueStore.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("put")) {
+                        writes.add((String) args[0]);
+                    }
+                    return method.invoke(store, args);
+                });
+        PendingDeltas deltas = new PendingDeltas(counting);
+        deltas.add("post:g", "post", "g", T, 0, 1, true, UP);
+        deltas.add("post:h", "post", "h", T, 0, 2, true, UP);
+        deltas.endStep(sent::put); // both leave with the step
+        deltas.add("post:g", "post", "g", T.plusSeconds(1), 0, 3, true, UP);
+        deltas.endStep(sent::put);
+        deltas.add("post:h", "post", "h", T.plusSeconds(2), 0, 4, true, UP);
+        deltas.endStep(sent::put);
+        deltas.endStep(sent::put);
+        assertThat(writes).containsExactly("post:g", "post:h");
+    }
 }

@@ -68,6 +68,47 @@ class QuarantineTest {
         QuarantineRecord held = quarantine.readValue();
         assertThat(held.getStatus()).isEqualTo(QuarantineStatus.HELD);
         assertThat(held.getCommand().getVoter()).isEqualTo("newcomer");
+        assertThat(held.getReason()).isEqualTo("burst on post:hot: test burst");
+        var record = p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE).get("newcomer|post:hot");
+        assertThat(record.getHeld().getVote()).as("what the voter sees while it waits").isEqualTo(1);
+        assertThat(record.getVote()).as("what the counts hold").isZero();
+    }
+
+    @Test
+    void aHeldVoteIsChargedToTheVotersLimits() {
+        try (ProcessorDriver limited = new ProcessorDriver(withLimits(new VoteProcessorConfig.VoterLimits(2, Duration.ofSeconds(60), 100)))) {
+            String key = "item:post:hot";
+            limited.driver.createInputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().serializer(),
+                    Topics.FRAUD_FLAGS.valueSerde().serializer())
+                    .pipeInput(key, new FraudFlag(key, FlagKind.BURST, "test burst", T0, T0.plus(Duration.ofMinutes(10))));
+            assertThat(limited.voteAt("newcomer", "hot", T0.plusSeconds(1)).getHeld()).isTrue();
+            assertThat(limited.voteAt("newcomer", "a", T0.plusSeconds(2)).getOutcome()).isEqualTo(Outcome.ACCEPTED);
+            assertThat(limited.voteAt("newcomer", "b", T0.plusSeconds(3)).getError()).as("the held vote took a slot")
+                    .isEqualTo("rate-limited");
+        }
+    }
+
+    @Test
+    void everyNewCommandIsCountedForTheBurstWatchWhateverComesOfIt() {
+        p.voteAt("v", "a", T0);
+        assertThat(p.voteAt("v", "a", T0.plusSeconds(1)).getOutcome()).isEqualTo(Outcome.UNCHANGED);
+        p.driver.advanceWallClockTime(ProcessorDriver.FLUSH);
+        List<CountDelta> deltas = p.deltas();
+        assertThat(deltas.stream().mapToLong(CountDelta::getCommands).sum()).as("two commands").isEqualTo(2);
+        assertThat(deltas.stream().mapToLong(CountDelta::getUpvotes).sum()).as("one vote").isEqualTo(1);
+    }
+
+    private static VoteProcessorConfig withLimits(VoteProcessorConfig.VoterLimits limits) {
+        VoteProcessorConfig c = ProcessorDriver.CONFIG;
+        return new VoteProcessorConfig(c.namespace(), c.commitInterval(), c.deltaFlushInterval(), c.idempotencyTtl(),
+                c.catalogVersion(), c.requireCatalog(), limits, c.weighting(), c.reviewDelay());
+    }
+
+    /** A flush every 45 minutes: a vote released at the hour is its item's first change of an interval. */
+    private static VoteProcessorConfig withSlowFlush() {
+        VoteProcessorConfig c = ProcessorDriver.CONFIG;
+        return new VoteProcessorConfig(c.namespace(), c.commitInterval(), Duration.ofMinutes(45), c.idempotencyTtl(),
+                c.catalogVersion(), c.requireCatalog(), c.voterLimits(), c.weighting(), c.reviewDelay());
     }
 
     @Test
@@ -154,6 +195,75 @@ class QuarantineTest {
 
         assertThat(quarantine.readValue().getStatus()).isEqualTo(QuarantineStatus.RELEASED);
         assertThat(flushedUpvotes()).isEqualTo(1);
+    }
+
+    /**
+     * The review job decides a vote held exactly its review delay ago, not a minute sooner; one whose item still
+     * bursts is discarded, one whose burst ended is released and its count sent at once.
+     */
+    @Test
+    void theReviewJobDecidesAVoteTheMomentItsDelayIsOver() {
+        Instant wall = Instant.parse("2026-11-30T00:00:00Z"); // the driver's wall clock
+        try (ProcessorDriver q = new ProcessorDriver(withSlowFlush())) {
+            var flagsIn = q.driver.createInputTopic(Topics.FRAUD_FLAGS.name(), Topics.FRAUD_FLAGS.keySerde().serializer(),
+                    Topics.FRAUD_FLAGS.valueSerde().serializer());
+            var recorded = q.driver.createOutputTopic(Topics.QUARANTINE.name(), Topics.QUARANTINE.keySerde().deserializer(),
+                    Topics.QUARANTINE.valueSerde().deserializer());
+            flagsIn.pipeInput("item:post:long", new FraudFlag("item:post:long", FlagKind.BURST, "long", wall.minusSeconds(60),
+                    wall.plus(Duration.ofHours(3))));
+            flagsIn.pipeInput("item:post:short", new FraudFlag("item:post:short", FlagKind.BURST, "short", wall.minusSeconds(60),
+                    wall.plus(Duration.ofMinutes(30))));
+            q.voteAt("n1", "long", wall.minusSeconds(30));
+            q.voteAt("n2", "short", wall.minusSeconds(30));
+            assertThat(recorded.readValuesToList()).extracting(QuarantineRecord::getStatus)
+                    .containsExactly(QuarantineStatus.HELD, QuarantineStatus.HELD);
+
+            q.driver.advanceWallClockTime(Duration.ofMinutes(59));
+            assertThat(recorded.isEmpty()).as("a minute before their delay is over").isTrue();
+
+            q.driver.advanceWallClockTime(Duration.ofMinutes(1));
+            List<QuarantineRecord> decided = recorded.readValuesToList();
+            assertThat(decided).extracting(r -> r.getCommand().getItemId() + " " + r.getStatus() + ": " + r.getReason())
+                    .containsExactlyInAnyOrder("long DISCARDED: review: the item was still under a burst",
+                            "short RELEASED: review: the burst ended");
+            assertThat(q.deltas()).as("sent by the review, not by the next flush")
+                    .anySatisfy(d -> assertThat(d.getItemId() + " " + d.getUpvotes()).isEqualTo("short 1"))
+                    .noneSatisfy(d -> assertThat(d.getItemId() + " " + d.getUpvotes()).isEqualTo("long 1"));
+        }
+    }
+
+    @Test
+    void aReviewBeforeAnyCommandMovesALegacyHeldStateFirst() {
+        Instant wall = Instant.parse("2026-11-30T00:00:00Z");
+        VoteCommand c = vote("early", "hot", 1, VoteMode.SET);
+        c.setReceivedAt(wall.minus(Duration.ofMinutes(90)));
+        QuarantineRecord held = new QuarantineRecord(c.getCommandId(), QuarantineStatus.HELD, "burst", c,
+                wall.minus(Duration.ofMinutes(90)));
+        p.driver.<String, QuarantineRecord>getKeyValueStore(VoteTopology.HELD_STORE).put(c.getCommandId(), held);
+        p.driver.<String, String>getKeyValueStore(VoteTopology.HELD_QUEUE_STORE).put("early|post:hot", c.getCommandId());
+        p.driver.<String, dev.tally.schema.VoterItemState>getKeyValueStore(VoteTopology.HELD_STATE_STORE)
+                .put("early|post:hot", new dev.tally.schema.VoterItemState(1, null, 1.0));
+
+        p.driver.advanceWallClockTime(Duration.ofMinutes(1)); // the review job runs before the task's first record
+        assertThat(quarantine.readValue().getStatus()).isEqualTo(QuarantineStatus.RELEASED);
+        p.voteAt("someone", "elsewhere", wall.plusSeconds(61));
+
+        var record = p.driver.<String, dev.tally.schema.VoterItem>getKeyValueStore(VoteTopology.VOTER_ITEM_STORE).get("early|post:hot");
+        assertThat(record.getVote()).isEqualTo(1);
+        assertThat(record.getHeld()).as("nothing held any more").isNull();
+    }
+
+    @Test
+    void aQueueKeepsOnlyTheVotesStillWaiting() {
+        burst("hot", T0);
+        List<QuarantineRecord> held = upThenDownHeld("fresh");
+        var queues = p.driver.<String, String>getKeyValueStore(VoteTopology.HELD_QUEUE_STORE);
+        assertThat(queues.get("fresh|post:hot")).isEqualTo(held.get(0).getCommandId() + " " + held.get(1).getCommandId());
+
+        decide(held.get(0), QuarantineStatus.RELEASED);
+        assertThat(queues.get("fresh|post:hot")).isEqualTo(held.get(1).getCommandId());
+        decide(held.get(1), QuarantineStatus.RELEASED);
+        assertThat(queues.get("fresh|post:hot")).isNull();
     }
 
     // ---- several held votes of one voter on one item: the last cast vote counts, whatever the order of decisions ----
