@@ -246,4 +246,36 @@ class FraudTopologyTest {
         assertThat(activity.get("netOld")).as("two days old").isNull();
         assertThat(activity.get("netToday")).isNotNull();
     }
+
+    /**
+     * A network under a challenge keeps its record, however old its day, until the challenge's last millisecond: the
+     * purge at that instant deletes it, one a millisecond earlier keeps it.
+     */
+    @Test
+    void anOldNetworkIsKeptWhileItsChallengeLastsAndPurgedTheMomentItEnds() {
+        Duration challenge = Duration.ofDays(3);
+        for (long early : new long[] {1, 0}) {
+            FraudDetectorConfig config = new FraudDetectorConfig(Namespace.DEFAULT, Duration.ofMillis(100), 1,
+                    Duration.ofSeconds(60), challenge, 50, 10, Duration.ofMinutes(5), 30);
+            Properties props = new Properties();
+            props.put(StreamsConfig.APPLICATION_ID_CONFIG, "fraud-purge-test-" + early);
+            props.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+            props.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+            try (TopologyTestDriver purging = new TopologyTestDriver(FraudTopology.build(config), props, T0)) {
+                var in = purging.createInputTopic(Topics.NETWORK_COMMANDS.name(),
+                        Topics.NETWORK_COMMANDS.keySerde().serializer(), Topics.NETWORK_COMMANDS.valueSerde().serializer());
+                vote(in, "v1", "netA", "i1", T0);
+                vote(in, "v2", "netA", "i2", T0); // two voters over a limit of one: challenged until T0 + 3 days
+                var activity = purging.<String, NetworkActivity>getKeyValueStore(FraudTopology.NETWORK_STORE);
+                assertThat(activity.get("netA").getChallengeUntil()).isEqualTo(T0.plus(challenge).toEpochMilli());
+
+                purging.advanceWallClockTime(challenge.minusMillis(early)); // T0's day is three days old by then
+                if (early > 0) {
+                    assertThat(activity.get("netA")).as("challenged a millisecond longer").isNotNull();
+                } else {
+                    assertThat(activity.get("netA")).as("its challenge over").isNull();
+                }
+            }
+        }
+    }
 }
