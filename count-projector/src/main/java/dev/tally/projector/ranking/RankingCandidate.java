@@ -34,10 +34,7 @@ record RankingCandidate(String itemType, String itemId, long up, long down, doub
      * Negative or non-finite sums (never expected) count as zero.
      */
     static double normalize(double weighted) {
-        if (!Double.isFinite(weighted) || weighted <= 0) {
-            return 0;
-        }
-        return Math.round(weighted * 1e6) / 1e6;
+        return Double.isFinite(weighted) ? Math.round(Math.max(0, weighted) * 1e6) / 1e6 : 0;
     }
 
     double total() {

@@ -1,5 +1,6 @@
 package dev.tally.projector.ranking;
 
+import dev.tally.common.DoNotMutate;
 import dev.tally.schema.ItemCounts;
 import java.util.HashMap;
 import java.util.List;
@@ -32,13 +33,18 @@ final class TopCandidates {
 
     private static final java.util.Comparator<Entry> ORDER = (a, b) -> Rankings.ORDER.compare(a.candidate(), b.candidate());
 
+    @DoNotMutate("a total order: two entries never compare equal, so < and <= agree")
+    private static boolean before(Entry a, Entry b) {
+        return ORDER.compare(a, b) < 0;
+    }
+
     private static final class Type {
         final TreeSet<Entry> order = new TreeSet<>(ORDER);
         final Map<String, Entry> byKey = new HashMap<>();
         Entry bestOutside;
 
         void outside(Entry e) {
-            if (bestOutside == null || ORDER.compare(e, bestOutside) < 0) {
+            if (bestOutside == null || before(e, bestOutside)) {
                 bestOutside = e;
             }
         }
@@ -51,7 +57,7 @@ final class TopCandidates {
                 return false;
             }
             Entry nth = order.stream().skip(Rankings.MAX_ITEMS - 1).findFirst().orElseThrow();
-            return ORDER.compare(nth, bestOutside) < 0;
+            return before(nth, bestOutside);
         }
     }
 
@@ -68,10 +74,7 @@ final class TopCandidates {
         Type t = types.get(c.itemType());
         if (t == null) { // a type with no rankable item still gets its (insufficient-data) artifact
             if (types.size() >= MAX_TYPES) {
-                if (!warnedTypes) {
-                    warnedTypes = true;
-                    LOG.warn("more than {} item types to rank; '{}' and later ones are not ranked", MAX_TYPES, c.itemType());
-                }
+                warnOfTooManyTypes(c.itemType());
                 return;
             }
             t = new Type();
@@ -87,7 +90,7 @@ final class TopCandidates {
         Entry e = new Entry(c, counts);
         if (t.order.size() < PER_TYPE) {
             add(t, e);
-        } else if (ORDER.compare(e, t.order.last()) < 0) {
+        } else if (before(e, t.order.last())) {
             Entry worst = t.order.pollLast();
             t.byKey.remove(worst.candidate().key());
             t.outside(worst);
@@ -103,6 +106,14 @@ final class TopCandidates {
     }
 
     /** Forgets everything, before every item is read again. */
+    @DoNotMutate("only logs, once")
+    private void warnOfTooManyTypes(String type) {
+        if (!warnedTypes) {
+            warnedTypes = true;
+            LOG.warn("more than {} item types to rank; '{}' and later ones are not ranked", MAX_TYPES, type);
+        }
+    }
+
     synchronized void clear() {
         types.clear();
     }

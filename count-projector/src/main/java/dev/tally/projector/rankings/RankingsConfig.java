@@ -32,7 +32,7 @@ public record RankingsConfig(Namespace namespace, RankingPolicy policy, double z
         }
         return new RankingsConfig(KafkaSettings.namespace(env), policy,
                 env.decimal("TALLY_RANKING_Z", Scores.Z95, 0.1, 10),
-                KafkaSettings.commitInterval(env).compareTo(MIN_COMMIT_INTERVAL) < 0 ? MIN_COMMIT_INTERVAL : KafkaSettings.commitInterval(env),
+                Duration.ofMillis(Math.max(MIN_COMMIT_INTERVAL.toMillis(), KafkaSettings.commitInterval(env).toMillis())),
                 env.bool("TALLY_RANKED_LISTS", true));
     }
 

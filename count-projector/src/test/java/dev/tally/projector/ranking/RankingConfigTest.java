@@ -34,4 +34,9 @@ class RankingConfigTest {
                 .isInstanceOf(Env.ConfigException.class).hasMessageContaining("TALLY_RANKING_INTERVAL=500ms")
                 .hasMessageContaining("at least 1s");
     }
+
+    @Test
+    void takesAnIntervalOfExactlyOneSecond() {
+        assertThat(RankingConfig.from(Env.of(Map.of("TALLY_RANKING_INTERVAL", "1s"))).maxAge()).isEqualTo(java.time.Duration.ofSeconds(3));
+    }
 }

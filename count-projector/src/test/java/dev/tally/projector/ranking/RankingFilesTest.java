@@ -35,8 +35,10 @@ class RankingFilesTest {
     @Test
     void writesTheContractShapeToTypeSlashTopJson() throws IOException {
         RankingArtifact artifact = Rankings.rank("post", with(fillers(), counts("post", "steady", 900, 100)), NOW);
-        Path written = new RankingFiles(dir).write(artifact);
+        RankingFiles files = new RankingFiles(dir);
+        Path written = files.write(artifact);
 
+        assertThat(files.root()).isEqualTo(dir);
         assertThat(written).isEqualTo(dir.resolve("post").resolve("top.json"));
         JsonNode json = JSON.readTree(written.toFile());
         assertThat(fieldNames(json)).containsExactly("schemaVersion", "generatedAt", "status", "items");
@@ -88,9 +90,9 @@ class RankingFilesTest {
 
     @Test
     void refusesATypeThatWouldEscapeTheDirectory() {
-        RankingFiles files = new RankingFiles(dir);
+        RankingFiles files = new RankingFiles(dir.resolve("rankings")); // a file that escaped stays in this test's directory
         assertThatThrownBy(() -> files.write(Rankings.insufficientData("../escape", NOW)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("../escape");
-        assertThat(dir.getParent().resolve("escape")).doesNotExist();
+        assertThat(dir.resolve("escape")).doesNotExist();
     }
 }

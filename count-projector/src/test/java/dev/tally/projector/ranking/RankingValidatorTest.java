@@ -109,6 +109,18 @@ class RankingValidatorTest {
     }
 
     @Test
+    void takesAWilsonBoundOfExactlyZeroOrOneAndCountsOfZero() {
+        assertThat(problems(readyWith(a -> a.getItems().get(4).setWilson(0.0)))).isEmpty();
+        assertThat(problems(readyWith(a -> a.getItems().get(0).setWilson(1.0)))).isEmpty();
+        assertThat(problems(readyWith(a -> a.getItems().get(0).setWilson(-0.01)))).hasSize(1);
+        assertThat(problems(readyWith(a -> {
+            a.getItems().get(4).setUp(0);
+            a.getItems().get(4).setDown(0);
+        }))).isEmpty();
+        assertThat(problems(readyWith(a -> a.getItems().get(0).setUp(-1)))).singleElement().asString().contains("negative");
+    }
+
+    @Test
     void refusesNegativeCounts() {
         assertThat(problems(readyWith(a -> a.getItems().get(0).setDown(-1)))).singleElement().asString().contains("negative");
     }

@@ -90,6 +90,15 @@ class RankingsTest {
     }
 
     @Test
+    void anItemWithoutVotesHasAnApprovalOfZeroAndNegativeOrBrokenSumsCountAsNone() {
+        assertThat(RankingCandidate.of(counts("post", "none", 0, 0)).approval()).isZero();
+        assertThat(RankingCandidate.normalize(-0.5)).isZero();
+        assertThat(RankingCandidate.normalize(Double.NaN)).isZero();
+        assertThat(RankingCandidate.normalize(Double.POSITIVE_INFINITY)).isZero();
+        assertThat(RankingCandidate.normalize(4.999_999_999_999_999)).isEqualTo(5.0);
+    }
+
+    @Test
     void weightedSumsThatMissTheGateByFloatingPointNoiseStillPass() {
         double fifty = 0;
         for (int i = 0; i < 50; i++) {

@@ -93,6 +93,65 @@ class TopCandidatesTest {
     }
 
     @Test
+    void theCandidatesStayExactWhileTheyHoldAFullListBetterThanEveryOutsider() {
+        TopCandidates candidates = new TopCandidates();
+        int items = TopCandidates.PER_TYPE + 1; // the worst is pushed out
+        for (int i = 0; i < items; i++) {
+            candidates.accept(counts("post", "i" + i, 10 + i, 1));
+        }
+        assertThat(candidates.size()).isEqualTo(TopCandidates.PER_TYPE);
+        int keep = Rankings.MAX_ITEMS;
+        for (int i = 1; i < items - keep; i++) { // all but the best 50 (and the pushed-out worst) lose their votes
+            candidates.accept(counts("post", "i" + i, 0, 1));
+        }
+        assertThat(candidates.size()).isEqualTo(keep);
+        assertThat(candidates.snapshot().inexact()).as("a full list, each better than the outsider").isEmpty();
+        candidates.accept(counts("post", "i" + (items - 1), 0, 1));
+        assertThat(candidates.snapshot().inexact()).as("one short of a full list").containsExactly("post");
+    }
+
+    @Test
+    void theBestOutsiderIsRememberedAndAFullListThatFallsBelowItIsNotExact() {
+        TopCandidates candidates = new TopCandidates();
+        for (int i = 0; i < TopCandidates.PER_TYPE; i++) {
+            candidates.accept(counts("post", "i" + i, 1000 + i, 1));
+        }
+        candidates.accept(counts("post", "good", 10, 1)); // left out: worse than every candidate
+        candidates.accept(counts("post", "poor", 5, 1)); // left out too, and worse than the first outsider
+        assertThat(candidates.snapshot().inexact()).isEmpty();
+        for (int i = 0; i < TopCandidates.PER_TYPE; i++) { // every candidate falls between the two outsiders
+            candidates.accept(counts("post", "i" + i, 7, 1));
+        }
+        assertThat(candidates.size()).isEqualTo(TopCandidates.PER_TYPE);
+        assertThat(candidates.snapshot().inexact()).as("the first outsider ranks above the fiftieth candidate")
+                .containsExactly("post");
+    }
+
+    @Test
+    void aFewCandidatesWithAnOutsiderBeyondThemAreNotExact() {
+        TopCandidates candidates = new TopCandidates();
+        for (int i = 0; i < TopCandidates.PER_TYPE; i++) {
+            candidates.accept(counts("post", "i" + i, 1000 + i, 1));
+        }
+        candidates.accept(counts("post", "low", 10, 1)); // never in: worse than every candidate
+        for (int i = 0; i < TopCandidates.PER_TYPE - Rankings.MAX_ITEMS + 1; i++) {
+            candidates.accept(counts("post", "i" + i, 0, 1));
+        }
+        assertThat(candidates.size()).isEqualTo(Rankings.MAX_ITEMS - 1);
+        assertThat(candidates.snapshot().inexact()).as("the outsider might belong in the list").containsExactly("post");
+    }
+
+    @Test
+    void aThousandTypesAreRankedAndLaterOnesAreNot() {
+        TopCandidates candidates = new TopCandidates();
+        for (int t = 0; t < TopCandidates.MAX_TYPES; t++) {
+            candidates.accept(counts("t" + t, "1", 1, 0));
+        }
+        candidates.accept(counts("late", "1", 100, 0));
+        assertThat(candidates.snapshot().exact()).hasSize(TopCandidates.MAX_TYPES).doesNotContainKey("late");
+    }
+
+    @Test
     void aTypeWithNoRankableItemStillGetsItsInsufficientDataList() {
         TopCandidates candidates = new TopCandidates();
         candidates.accept(counts("post", "1", 1, 0));

@@ -52,6 +52,7 @@ class LedgerTest {
     private static Report reconcile(Map<String, ItemCounts> views, List<VoteEvent> events) {
         Ledger ledger = new Ledger(views);
         events.forEach(ledger::accept);
+        assertThat(ledger.eventsRead()).isEqualTo(events.size());
         return ledger.report(Duration.ofMillis(1));
     }
 
