@@ -136,7 +136,7 @@ public final class AddressGuard implements SocketAddressResolver {
         public static Cidr parse(String text) {
             String t = text.trim();
             int slash = t.indexOf('/');
-            String host = slash < 0 ? t : t.substring(0, slash);
+            String host = slash == -1 ? t : t.substring(0, slash);
             if (!host.matches("[0-9a-fA-F:.]+") || (!host.contains(":") && !host.matches("\\d{1,3}(\\.\\d{1,3}){3}"))) {
                 throw new IllegalArgumentException("'" + text + "' is not an IPv4 or IPv6 network (a.b.c.d/n or x:x::/n)");
             }
@@ -155,7 +155,7 @@ public final class AddressGuard implements SocketAddressResolver {
             }
             int bits;
             try {
-                bits = slash < 0 ? address.length * 8 : Integer.parseInt(t.substring(slash + 1));
+                bits = slash == -1 ? address.length * 8 : Integer.parseInt(t.substring(slash + 1));
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException("'" + text + "': the prefix length must be a number", e);
             }

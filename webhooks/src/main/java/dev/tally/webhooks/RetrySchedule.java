@@ -1,6 +1,9 @@
 package dev.tally.webhooks;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Optional;
 import java.util.random.RandomGenerator;
@@ -28,11 +31,28 @@ public final class RetrySchedule {
      */
     public static Duration delay(int failures, Optional<Duration> retryAfter, RandomGenerator random) {
         if (retryAfter.isPresent()) {
-            Duration asked = retryAfter.get();
-            return asked.compareTo(MIN_RETRY_AFTER) < 0 ? MIN_RETRY_AFTER : asked.compareTo(MAX_RETRY_AFTER) > 0 ? MAX_RETRY_AFTER : asked;
+            long asked = retryAfter.get().toMillis();
+            return Duration.ofMillis(Math.max(MIN_RETRY_AFTER.toMillis(), Math.min(MAX_RETRY_AFTER.toMillis(), asked)));
         }
         Duration base = DELAYS.get(Math.min(Math.max(failures, 1), DELAYS.size()) - 1);
         double factor = 1 - JITTER + random.nextDouble() * 2 * JITTER;
         return Duration.ofMillis(Math.round(base.toMillis() * factor));
+    }
+
+    /** {@code Retry-After} as seconds or an HTTP date; empty when absent or unreadable. */
+    public static Optional<Duration> retryAfter(String value, Instant now) {
+        if (value == null || value.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Duration.ofSeconds(Long.parseLong(value.trim())));
+        } catch (NumberFormatException e) {
+            try {
+                Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
+                return Optional.of(Duration.between(now, at));
+            } catch (RuntimeException unreadable) {
+                return Optional.empty();
+            }
+        }
     }
 }

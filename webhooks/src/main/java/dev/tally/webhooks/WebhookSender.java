@@ -13,8 +13,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -387,7 +385,7 @@ public final class WebhookSender implements AutoCloseable {
                             String error = result.isFailed() && !(status > 0 && tooLong(result.getFailure()))
                                     ? describe(result.getFailure()) : null;
                             Optional<Duration> retryAfter = result.getResponse() == null ? Optional.empty()
-                                    : retryAfter(result.getResponse().getHeaders().get(HttpHeader.RETRY_AFTER), Instant.now());
+                                    : RetrySchedule.retryAfter(result.getResponse().getHeaders().get(HttpHeader.RETRY_AFTER), Instant.now());
                             done.add(new Done(sub, p, seq, webhookId, attempt, status, error, retryAfter, now,
                                     (int) ((System.nanoTime() - started) / 1_000_000)));
                         }
@@ -411,23 +409,6 @@ public final class WebhookSender implements AutoCloseable {
             return "timeout after " + TIMEOUT.toSeconds() + " s";
         }
         return message.length() > 300 ? message.substring(0, 300) : message;
-    }
-
-    /** {@code Retry-After} as seconds or an HTTP date; empty when absent or unreadable. */
-    static Optional<Duration> retryAfter(String value, Instant now) {
-        if (value == null || value.isBlank()) {
-            return Optional.empty();
-        }
-        try {
-            return Optional.of(Duration.ofSeconds(Long.parseLong(value.trim())));
-        } catch (NumberFormatException e) {
-            try {
-                Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME).toInstant();
-                return Optional.of(Duration.between(now, at));
-            } catch (RuntimeException unreadable) {
-                return Optional.empty();
-            }
-        }
     }
 
     /** The outcome of one attempt, on the loop thread. */

@@ -82,6 +82,21 @@ class AddressGuardTest {
         for (String bad : List.of("example.com/8", "10.0.0.0/33", "fc00::/129", "10.0.0/8", "10.0.0.0/x", "", "1.2.3.4.5/8")) {
             assertThatThrownBy(() -> Cidr.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
         }
+        assertThat(Cidr.parse("0.0.0.0/0").contains(addr("203.0.113.9"))).as("a prefix of 0 holds every address").isTrue();
+        assertThat(Cidr.parse("10.0.0.1/32").contains(addr("10.0.0.1"))).isTrue();
+        assertThat(Cidr.parse("::1/128").contains(addr("::1"))).isTrue();
+        assertThat(Cidr.all("10.0.0.0/8", "::1")).extracting(Cidr::toString).containsExactly("10.0.0.0/8", "::1");
+        assertThatThrownBy(() -> Cidr.parse("10.0.0.0/33")).hasMessage("'10.0.0.0/33': the prefix length must be 0 to 32");
+        assertThatThrownBy(() -> Cidr.parse("fc00::/-1")).hasMessage("'fc00::/-1': the prefix length must be 0 to 128");
+        assertThatThrownBy(() -> Cidr.parse("/8")).hasMessageContaining("is not an IPv4 or IPv6 network");
+    }
+
+    @Test
+    void aRefusalNamesTheAddressItsNetworkAndTheIpv4AddressItCarries() throws Exception {
+        assertThat(guard.refusal(InetAddress.getByName("10.1.2.3"))).isEqualTo("10.1.2.3 is in 10.0.0.0/8, which webhooks may not "
+                + "reach unless TALLY_WEBHOOK_ALLOW_NETWORKS lists it");
+        assertThat(guard.refusal(InetAddress.getByName("64:ff9b::10.0.0.1"))).startsWith("64:ff9b:0:0:0:0:a00:1 is in ")
+                .contains(" (as 10.0.0.1), which webhooks may not reach");
     }
 
     @Test
@@ -94,6 +109,16 @@ class AddressGuardTest {
         List<InetSocketAddress> addresses = (List<InetSocketAddress>) ok;
         assertThat(addresses).extracting(a -> a.getAddress().getHostAddress()).containsExactly("127.0.0.1");
         assertThat(addresses).extracting(InetSocketAddress::getPort).containsExactly(443);
+    }
+
+    @Test
+    void theResolverFailsAHostItCannotReadOrUse() throws Exception {
+        assertThat(resolve(guard, "[::1")).as("not an address, and no lookup").isInstanceOf(java.net.UnknownHostException.class)
+                .isNotInstanceOf(AddressGuard.RefusedAddressException.class);
+        AddressGuard loopback = new AddressGuard(List.of(Cidr.parse("127.0.0.0/8")), Runnable::run);
+        CompletableFuture<Throwable> failed = new CompletableFuture<>();
+        loopback.resolve("127.0.0.1", 70_000, java.util.Map.of(), Promise.from(ok -> failed.complete(null), failed::complete));
+        assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOf(IllegalArgumentException.class);
     }
 
     private static Object resolve(AddressGuard guard, String host) throws Exception {

@@ -23,6 +23,12 @@ class RetryScheduleTest {
     }
 
     @Test
+    void theFirstRetryWaitsAboutFiveSecondsHoweverTheFailuresAreCounted() {
+        SplittableRandom random = new SplittableRandom(3);
+        assertThat(RetrySchedule.delay(0, Optional.empty(), random).toMillis()).isBetween(4_000L, 6_000L);
+    }
+
+    @Test
     void jitterSpreadsTheRetries() {
         SplittableRandom random = new SplittableRandom(1);
         long low = Long.MAX_VALUE;
@@ -42,14 +48,18 @@ class RetryScheduleTest {
         assertThat(RetrySchedule.delay(1, Optional.of(Duration.ofSeconds(120)), random)).isEqualTo(Duration.ofSeconds(120));
         assertThat(RetrySchedule.delay(3, Optional.of(Duration.ofSeconds(0)), random)).isEqualTo(RetrySchedule.MIN_RETRY_AFTER);
         assertThat(RetrySchedule.delay(3, Optional.of(Duration.ofDays(3)), random)).isEqualTo(RetrySchedule.MAX_RETRY_AFTER);
+        assertThat(RetrySchedule.delay(3, Optional.of(Duration.ofMinutes(-1)), random)).isEqualTo(RetrySchedule.MIN_RETRY_AFTER);
     }
 
     @Test
     void retryAfterReadsSecondsAndHttpDates() {
         Instant now = Instant.parse("2026-12-07T10:00:00Z");
-        assertThat(WebhookSender.retryAfter("30", now)).contains(Duration.ofSeconds(30));
-        assertThat(WebhookSender.retryAfter("Mon, 07 Dec 2026 10:02:00 GMT", now)).contains(Duration.ofMinutes(2));
-        assertThat(WebhookSender.retryAfter("soon", now)).isEmpty();
-        assertThat(WebhookSender.retryAfter(null, now)).isEmpty();
+        assertThat(RetrySchedule.retryAfter("30", now)).contains(Duration.ofSeconds(30));
+        assertThat(RetrySchedule.retryAfter("Mon, 07 Dec 2026 10:02:00 GMT", now)).contains(Duration.ofMinutes(2));
+        assertThat(RetrySchedule.retryAfter("soon", now)).isEmpty();
+        assertThat(RetrySchedule.retryAfter(null, now)).isEmpty();
+        assertThat(RetrySchedule.retryAfter(" ", now)).isEmpty();
+        assertThat(RetrySchedule.retryAfter(" 7 ", now)).contains(Duration.ofSeconds(7));
+        assertThat(RetrySchedule.retryAfter("Mon, 07 Dec 2026 09:59:00 GMT", now)).as("a date gone by").contains(Duration.ofMinutes(-1));
     }
 }

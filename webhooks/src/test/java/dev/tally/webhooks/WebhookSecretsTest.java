@@ -55,6 +55,16 @@ class WebhookSecretsTest {
     }
 
     @Test
+    void aFirstSecretHasNoPreviousOneToSignWith() {
+        Instant now = Instant.now();
+        String header = secrets.signature(sub(1, now.plus(Duration.ofHours(1))), "msg_3", now.getEpochSecond(), "{}", now);
+        assertThat(header.split(" ")).hasSize(1);
+        String rotated = secrets.signature(sub(2, now.plus(Duration.ofHours(1))), "msg_3", now.getEpochSecond(), "{}",
+                now.plus(Duration.ofHours(1)));
+        assertThat(rotated.split(" ")).as("the day after a rotation ends at its last instant").hasSize(1);
+    }
+
+    @Test
     void secretsDifferBySubscriptionGenerationAndMasterSecret() {
         assertThat(secrets.shown("wh_a", 1)).isNotEqualTo(secrets.shown("wh_b", 1)).isNotEqualTo(secrets.shown("wh_a", 2));
         assertThat(new WebhookSecrets(Secrets.of("y".repeat(40))).shown("wh_a", 1)).isNotEqualTo(secrets.shown("wh_a", 1));
