@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.tally.common.DoNotMutate;
 import io.javalin.http.Context;
 import java.io.IOException;
 import java.util.Iterator;
@@ -20,6 +21,7 @@ final class JsonBody {
     private JsonBody() {}
 
     /** The body of an admin request, which must say it is JSON. */
+    @DoNotMutate("reads the request; WebhooksIT sends admin bodies over HTTP")
     static JsonNode object(Context ctx, Set<String> allowed) {
         RequestLimits.requireJson(ctx);
         return object(RequestLimits.body(ctx), allowed);

@@ -1,5 +1,6 @@
 package dev.tally.ingest;
 
+import dev.tally.common.DoNotMutate;
 import io.javalin.http.Context;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -18,39 +19,56 @@ final class RequestLimits {
      * A browser write from another site is refused unless its origin is allowed; a request without
      * {@code Origin} (a server, curl) is not a browser's cross-site write and passes.
      */
+    @DoNotMutate("reads the request; HostileInputTest runs it over HTTP")
     static void checkOrigin(Context ctx, Set<String> allowed) {
-        String method = ctx.method().name();
-        if (method.equals("GET") || method.equals("HEAD")) {
-            return;
-        }
-        String origin = ctx.header("Origin");
-        if (origin != null && !allowed.contains(origin)) {
-            throw new ApiProblem(403, "origin-not-allowed", "Origin not allowed",
-                    "origin '" + VoteRequest.printable(origin) + "' may not write here (TALLY_ALLOWED_ORIGINS)");
-        }
-        if (origin != null) {
-            ctx.header("Access-Control-Allow-Origin", origin);
+        if (writeFromOrigin(ctx.method().name(), ctx.header("Origin"), allowed)) {
+            ctx.header("Access-Control-Allow-Origin", ctx.header("Origin"));
             ctx.header("Vary", "Origin");
         }
     }
 
+    /**
+     * Whether a request is a write from an allowed origin (its answer names the origin for the browser).
+     *
+     * @throws ApiProblem 403 for a write from an origin not allowed
+     */
+    static boolean writeFromOrigin(String method, String origin, Set<String> allowed) {
+        if (method.equals("GET") || method.equals("HEAD") || origin == null) {
+            return false;
+        }
+        if (!allowed.contains(origin)) {
+            throw new ApiProblem(403, "origin-not-allowed", "Origin not allowed",
+                    "origin '" + VoteRequest.printable(origin) + "' may not write here (TALLY_ALLOWED_ORIGINS)");
+        }
+        return true;
+    }
+
+    @DoNotMutate("reads the request; HostileInputTest runs it over HTTP")
     static void requireJson(Context ctx) {
-        String contentType = ctx.header("Content-Type");
+        requireJson(ctx.header("Content-Type"));
+    }
+
+    /** @throws ApiProblem 415 unless the type is {@code application/json}, with parameters or none */
+    static void requireJson(String contentType) {
         if (contentType == null || !JSON_TYPE.matcher(contentType).matches()) {
             throw new ApiProblem(415, "unsupported-media-type", "Unsupported media type",
                     "Content-Type must be application/json");
         }
     }
 
+    @DoNotMutate("reads the request; HostileInputTest runs it over HTTP")
     static byte[] body(Context ctx) {
-        if (ctx.contentLength() > MAX_BODY_BYTES) {
-            throw tooLarge();
-        }
+        checkLength(ctx.contentLength());
         byte[] body = ctx.bodyAsBytes();
-        if (body.length > MAX_BODY_BYTES) {
+        checkLength(body.length);
+        return body;
+    }
+
+    /** @throws ApiProblem 413 for a body (declared, or read) over {@value #MAX_BODY_BYTES} bytes */
+    static void checkLength(long bytes) {
+        if (bytes > MAX_BODY_BYTES) {
             throw tooLarge();
         }
-        return body;
     }
 
     private static ApiProblem tooLarge() {

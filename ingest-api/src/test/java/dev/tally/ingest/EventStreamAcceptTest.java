@@ -20,6 +20,10 @@ class EventStreamAcceptTest {
             "text/event-stream;q=0 | false",
             "text/event-stream;q=0, */*;q=0 | false",
             "text/event-stream;q=x | false",
+            "text/event-stream;q= | true",                // an empty parameter is not a q
+            "text/event-stream;Q=0.1 | true",
+            "text/event-stream;x=0 | true",               // another parameter
+            "text/event-stream;qz0 | true",
             "image/png, text/html | false"})
     void anAcceptThatAdmitsTheStreamGetsIt(String accept, boolean admitted) {
         assertThat(EventStreamAccept.admits(accept)).isEqualTo(admitted);

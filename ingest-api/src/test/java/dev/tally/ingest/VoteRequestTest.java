@@ -50,6 +50,9 @@ class VoteRequestTest {
             "{\"item_type\":\"post\",\"item_id\":\"1\",\"reaction\":\"LOVE\"}             | reaction",
             "{\"item_type\":\"post\",\"item_id\":\"1\",\"reaction\":5}                    | reaction",
             "{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"catalog_version\":0} | catalog_version",
+            "{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"catalog_version\":1.5} | catalog_version",
+            "{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"catalog_version\":\"2\"} | catalog_version",
+            "{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"catalog_version\":2147483648} | catalog_version",
             "[1,2]                                                                         | JSON object",
             "null                                                                          | JSON object",
             "{\"item_type\":\"post\"                                                       | not valid JSON",
@@ -68,6 +71,24 @@ class VoteRequestTest {
                 .isEqualTo(id);
         assertThatThrownBy(() -> parse("{\"item_type\":\"post\",\"item_id\":\"" + id + "a\",\"vote_value\":0}"))
                 .hasMessageContaining("item_id");
+    }
+
+    @Test
+    void shouldTakeACatalogueVersionFromOneUpAndEchoAtMostFortyCharacters() {
+        assertThat(parse("{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"catalog_version\":1}").catalogVersion())
+                .isEqualTo(1);
+        assertThat(VoteRequest.printable("x".repeat(40))).isEqualTo("x".repeat(40));
+        assertThat(VoteRequest.printable("x".repeat(41))).isEqualTo("x".repeat(40) + "…");
+    }
+
+    @Test
+    void shouldHashAReRequestByItsMeaningNotItsBytes() {
+        String hash = parse("{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1}").canonicalHash();
+        assertThat(hash).matches("[0-9a-f]{64}");
+        assertThat(parse("{ \"vote_value\": 1, \"item_id\": \"1\", \"item_type\": \"post\" }").canonicalHash()).isEqualTo(hash);
+        assertThat(parse("{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":-1}").canonicalHash()).isNotEqualTo(hash);
+        assertThat(parse("{\"item_type\":\"post\",\"item_id\":\"1\",\"vote_value\":1,\"mode\":\"set\"}").canonicalHash())
+                .isNotEqualTo(hash);
     }
 
     @Test

@@ -2,7 +2,6 @@ package dev.tally.ingest.identity;
 
 import dev.tally.common.Env;
 import dev.tally.common.NetworkPrefix;
-import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,10 +70,7 @@ public final class ClientAddress {
     /** The stripped entries of every header line; null when there are too many to be real. */
     private static List<String> entries(List<String> headers) {
         List<String> out = new ArrayList<>();
-        if (headers == null) {
-            return out;
-        }
-        for (String header : headers) {
+        for (String header : headers == null ? List.<String>of() : headers) {
             if (header == null) {
                 continue;
             }
@@ -96,7 +92,7 @@ public final class ClientAddress {
     static Optional<InetAddress> parseEntry(String entry) {
         if (entry.startsWith("[")) {
             int close = entry.indexOf(']');
-            if (close < 0) {
+            if (close == -1) {
                 return Optional.empty();
             }
             String rest = entry.substring(close + 1);
@@ -106,11 +102,11 @@ public final class ClientAddress {
             return NetworkPrefix.parseLiteral(entry.substring(0, close + 1));
         }
         int colon = entry.indexOf(':');
-        if (colon > 0 && colon == entry.lastIndexOf(':')) { // one colon: IPv6 has at least two
+        if (colon != -1 && colon == entry.lastIndexOf(':')) { // one colon: IPv6 has at least two, so an IPv4 and a port
             if (!PORT.matcher(entry.substring(colon)).matches()) {
                 return Optional.empty();
             }
-            return NetworkPrefix.parseLiteral(entry.substring(0, colon)).filter(a -> a instanceof Inet4Address);
+            return NetworkPrefix.parseLiteral(entry.substring(0, colon));
         }
         return NetworkPrefix.parseLiteral(entry);
     }

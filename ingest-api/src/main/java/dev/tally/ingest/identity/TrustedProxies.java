@@ -56,7 +56,7 @@ public final class TrustedProxies {
         for (String raw : spec.split(",", -1)) {
             String entry = raw.strip();
             int slash = entry.indexOf('/');
-            String literal = slash < 0 ? entry : entry.substring(0, slash);
+            String literal = slash == -1 ? entry : entry.substring(0, slash);
             Optional<InetAddress> address = NetworkPrefix.parseLiteral(literal);
             if (address.isEmpty()) {
                 throw new Env.ConfigException(VARIABLE, spec, "comma-separated IP addresses or CIDR blocks such as "
@@ -65,7 +65,7 @@ public final class TrustedProxies {
             byte[] bytes = address.get().getAddress();
             int max = bytes.length * 8;
             int bits = max;
-            if (slash >= 0) {
+            if (slash != -1) {
                 String length = entry.substring(slash + 1);
                 if (!length.matches("[0-9]{1,3}") || Integer.parseInt(length) > max) {
                     throw new Env.ConfigException(VARIABLE, spec, "a prefix length from 0 to " + max

@@ -30,7 +30,8 @@ public final class VoterCookie {
     public static final Duration LIFETIME = Duration.ofDays(365);
     static final String VERSION = "1";
     private static final int ID_BYTES = 16;
-    private static final int MAX_VALUE_CHARS = 128;
+    /** The longest value a cookie has: a 30-character id, a 12-digit expiry, the version and the MAC. */
+    static final int MAX_VALUE_CHARS = 30 + 1 + 12 + 1 + 1 + 1 + 43;
     private static final Pattern VOTER_ID = Pattern.compile("[A-Za-z0-9_-]{20,30}");
     private static final Pattern EXPIRY = Pattern.compile("[0-9]{1,12}");
     /** base64url of a 32-byte HMAC-SHA256, no padding. */

@@ -148,6 +148,39 @@ class ClientAddressTest {
         assertThat(TrustedProxies.parse("0.0.0.0/0").contains(ip("198.51.100.7"))).isTrue();
         assertThat(TrustedProxies.parse("0.0.0.0/0").contains(ip("2001:db8::1"))).isFalse();
         assertThat(TrustedProxies.parse("").isEmpty()).isTrue();
+        assertThat(trusted.isEmpty()).isFalse();
+        assertThat(trusted).hasToString("TrustedProxies[5 blocks]");
+        assertThat(TrustedProxies.none().isEmpty()).isTrue();
+        assertThat(TrustedProxies.none().contains(ip("10.0.0.1"))).isFalse();
+    }
+
+    @Test
+    void shouldReadAnIpv4AddressInItsMappedIpv6FormOnly() throws Exception {
+        TrustedProxies trusted = TrustedProxies.parse("10.0.0.0/8");
+        assertThat(trusted.contains(v6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1))).as("::ffff:10.0.0.1").isTrue();
+        assertThat(trusted.contains(v6(0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xff, 10, 0, 0, 1))).as("a bit set before").isFalse();
+        assertThat(trusted.contains(v6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xfe, 0xff, 10, 0, 0, 1))).isFalse();
+        assertThat(trusted.contains(v6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xfe, 10, 0, 0, 1))).isFalse();
+        assertThat(TrustedProxies.parse("::/0").contains(v6(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 10, 0, 0, 1)))
+                .as("read as the IPv4 address it is").isFalse();
+    }
+
+    private static InetAddress v6(int... bytes) throws Exception {
+        byte[] b = new byte[16];
+        for (int i = 0; i < 16; i++) {
+            b[i] = (byte) bytes[i];
+        }
+        return java.net.Inet6Address.getByAddress(null, b, null);
+    }
+
+    @Test
+    void shouldTakeAChainOfExactlyTheLongestLength() {
+        List<String> many = new ArrayList<>(Collections.nCopies(ClientAddress.MAX_ENTRIES - 1, "10.0.0.2"));
+        many.add(0, "198.51.100.7");
+        assertThat(BEHIND_PROXIES.resolve("10.0.0.1", List.of(String.join(",", many)))).contains(ip("198.51.100.7"));
+        assertThat(BEHIND_PROXIES.resolve("10.0.0.1", List.of(String.join(",", many.subList(0, 32)), String.join(",",
+                many.subList(32, many.size()))))).as("over several header lines").contains(ip("198.51.100.7"));
+        assertThat(BEHIND_PROXIES).hasToString("ClientAddress[TrustedProxies[3 blocks]]");
     }
 
     @ParameterizedTest(name = "[{0}]")

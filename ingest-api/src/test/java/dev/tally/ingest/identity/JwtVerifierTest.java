@@ -289,6 +289,73 @@ class JwtVerifierTest {
     // ---- malformed input, nothing configured ---------------------------------------------------------------
 
     @Test
+    void shouldSayWhatItAcceptsAndWhyAnUnsignedOrEncryptedTokenIsRefused() throws Exception {
+        assertThat(hsOnly().acceptsJwts()).isTrue();
+        assertThat(verifier().acceptsJwts()).isFalse();
+        assertThat(both()).hasToString("JwtVerifier[HS256 or RS256]");
+        assertThat(hsOnly()).hasToString("JwtVerifier[HS256]");
+        assertThat(rsOnly()).hasToString("JwtVerifier[RS256]");
+        assertThat(verifier()).hasToString("JwtVerifier[refuses every JWT]");
+        String none = new PlainJWT(claims().build()).serialize();
+        assertThat(refused(both(), none, Reason.WRONG_ALGORITHM).getMessage())
+                .endsWith("unsigned tokens are not accepted, expected HS256 or RS256");
+        EncryptedJWT jwe = new EncryptedJWT(new JWEHeader(JWEAlgorithm.DIR, EncryptionMethod.A128GCM), claims().build());
+        jwe.encrypt(new DirectEncrypter(new byte[16]));
+        assertThat(refused(hsOnly(), jwe.serialize(), Reason.WRONG_ALGORITHM).getMessage())
+                .endsWith("encrypted tokens are not accepted, expected HS256");
+    }
+
+    @Test
+    void shouldTakeATokenOfTheLongestLengthAndAccountsCreatedAtTheEdgesOfTime() throws Exception {
+        String padded = hs256(claims().claim("pad", "").build());
+        int room = (JwtVerifier.MAX_TOKEN_CHARS - padded.length()) * 3 / 4;
+        String longest = "";
+        for (int n = room - 8; n <= room + 8 && longest.length() != JwtVerifier.MAX_TOKEN_CHARS; n++) {
+            for (String extra : List.of("", "k")) {
+                String token = hs256(claims().claim("pad", "p".repeat(n)).claim("x", extra).build());
+                if (token.length() == JwtVerifier.MAX_TOKEN_CHARS) {
+                    longest = token;
+                }
+            }
+        }
+        assertThat(longest.length()).isEqualTo(JwtVerifier.MAX_TOKEN_CHARS);
+        assertThat(hsOnly().verify(longest, NOW).subject()).isEqualTo("alice");
+
+        assertThat(hsOnly().verify(hs256(claims().claim("acct_created", 0).build()), NOW).accountCreated()).contains(Instant.EPOCH);
+        assertThat(hsOnly().verify(hs256(claims().claim("acct_created", 253_402_300_799L).build()), NOW).accountCreated())
+                .contains(Instant.parse("9999-12-31T23:59:59Z"));
+        refused(hsOnly(), hs256(claims().claim("acct_created", 253_402_300_800L).build()), Reason.MALFORMED);
+        refused(hsOnly(), hs256(claims().claim("acct_created", -0.5).build()), Reason.MALFORMED);
+    }
+
+    @Test
+    void shouldTakeSettingsAtTheirLimitsAndOnlyKeysMeantForRs256Signatures() throws Exception {
+        assertThat(verifier("TALLY_JWT_SECRET", "s".repeat(JwtConfig.MIN_SECRET_BYTES)).acceptsJwts()).isTrue();
+        assertThatThrownBy(() -> verifier("TALLY_JWT_SECRET", "s".repeat(JwtConfig.MIN_SECRET_BYTES - 1)))
+                .hasMessageContaining("TALLY_JWT_SECRET must be at least 32 bytes");
+        assertThat(verifier("TALLY_JWT_SECRET", SECRET, "TALLY_JWT_CLOCK_SKEW", "5m").acceptsJwts()).isTrue();
+        assertThatThrownBy(() -> verifier("TALLY_JWT_SECRET", SECRET, "TALLY_JWT_CLOCK_SKEW", "301s"))
+                .hasMessageContaining("TALLY_JWT_CLOCK_SKEW must be between 0s and 5m");
+
+        RSAKey forEncryption = new RSAKeyGenerator(2048).keyID("e1").keyUse(KeyUse.ENCRYPTION).generate();
+        RSAKey forPs256 = new RSAKeyGenerator(2048).keyID("p1").algorithm(JWSAlgorithm.PS256).generate();
+        RSAKey forRs256 = new RSAKeyGenerator(2048).keyID("r1").algorithm(JWSAlgorithm.RS256).keyUse(KeyUse.SIGNATURE).generate();
+        Path mixed = write("mixed.json", new JWKSet(List.of(forEncryption.toPublicJWK(), forPs256.toPublicJWK(),
+                forRs256.toPublicJWK())).toString());
+        JwtVerifier verifier = verifier("TALLY_JWKS_FILE", mixed.toString());
+        assertThat(verifier.verify(rs256(forRs256, claims().build()), NOW).subject()).isEqualTo("alice");
+        refused(verifier, rs256(forEncryption, claims().build()), Reason.BAD_SIGNATURE);
+        refused(verifier, rs256(forPs256, claims().build()), Reason.BAD_SIGNATURE);
+
+        String set = new JWKSet(List.of(forRs256.toPublicJWK())).toString();
+        Path largest = write("largest.json", set + " ".repeat((1 << 20) - set.length()));
+        assertThat(Files.size(largest)).isEqualTo(1 << 20);
+        assertThat(verifier("TALLY_JWKS_FILE", largest.toString()).acceptsJwts()).isTrue();
+        Path over = write("over.json", set + " ".repeat((1 << 20) - set.length() + 1));
+        assertThatThrownBy(() -> verifier("TALLY_JWKS_FILE", over.toString())).hasMessageContaining("is larger than 1 MiB");
+    }
+
+    @Test
     void shouldRefuseMalformedTokens() {
         for (String token : List.of("", "abc", "a.b.c", "a.b", "eyJhbGciOiJIUzI1NiJ9.e30", "not a token",
                 "eyJ.eyJ.sig=", "x".repeat(JwtVerifier.MAX_TOKEN_CHARS + 1))) {

@@ -127,6 +127,26 @@ class VoterCookieTest {
     }
 
     @Test
+    void shouldTakeTheLongestCookieThereIsAndOnlyUntilItsExpiry() {
+        String id = "A".repeat(30);
+        long expires = 999_999_999_999L;
+        String payload = id + "." + expires + ".1";
+        String value = payload + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(
+                Secrets.hmac(SECRETS.derive("cookie"), payload + "." + HOST));
+        assertThat(value).hasSize(VoterCookie.MAX_VALUE_CHARS);
+        assertThat(cookies.verified(value, HOST, NOW)).map(VoterCookie.Verified::voterId).contains(id);
+
+        long soon = NOW.getEpochSecond() + 10;
+        String shortLived = "B".repeat(22) + "." + soon + ".1";
+        String cookie = shortLived + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(
+                Secrets.hmac(SECRETS.derive("cookie"), shortLived + "." + HOST));
+        assertThat(cookies.verify(cookie, HOST, Instant.ofEpochSecond(soon - 1))).isPresent();
+        assertThat(cookies.verify(cookie, HOST, Instant.ofEpochSecond(soon))).as("expired at its expiry").isEmpty();
+        assertThat(cookies.verified(cookie, HOST, NOW)).map(VoterCookie.Verified::issuedAt)
+                .contains(Instant.ofEpochSecond(soon).minus(VoterCookie.LIFETIME));
+    }
+
+    @Test
     void shouldSetSecureOutsideDevOnly() {
         String prod = new VoterCookie(SECRETS, false).issue(HOST, NOW).setCookieHeader();
         VoterCookie.Issued devIssued = new VoterCookie(SECRETS, true).issue(HOST, NOW);
@@ -142,7 +162,8 @@ class VoterCookieTest {
     void shouldNeverPrintTheCookieValue() {
         VoterCookie.Issued issued = cookies.issue(HOST, NOW);
 
-        assertThat(issued.toString()).doesNotContain(issued.value()).doesNotContain(issued.voterId());
-        assertThat(cookies.toString()).doesNotContain("cookie=");
+        assertThat(issued.toString()).doesNotContain(issued.value()).doesNotContain(issued.voterId())
+                .isEqualTo("VoterCookie.Issued[expires=" + issued.expires() + "]");
+        assertThat(cookies.toString()).doesNotContain("cookie=").isEqualTo("VoterCookie[secure=true]");
     }
 }
