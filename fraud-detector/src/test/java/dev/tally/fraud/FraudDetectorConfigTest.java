@@ -25,5 +25,7 @@ class FraudDetectorConfigTest {
         FraudDetectorConfig c = FraudDetectorConfig.from(Env.of(Map.of()));
         assertThat(c.burstWindow()).isEqualTo(Duration.ofMinutes(5));
         assertThat(c.clusterWindow()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(c.applicationId()).isEqualTo("tally-fraud-detector");
+        assertThat(ItemWatch.of(c)).usingRecursiveComparison().isEqualTo(new ItemWatch(Duration.ofMinutes(5), c.burstFloor()));
     }
 }

@@ -106,7 +106,6 @@ final class TopCandidates {
     }
 
     /** Forgets everything, before every item is read again. */
-    @DoNotMutate("only logs, once")
     private void warnOfTooManyTypes(String type) {
         if (!warnedTypes) {
             warnedTypes = true;

@@ -147,8 +147,30 @@ class TopCandidatesTest {
         for (int t = 0; t < TopCandidates.MAX_TYPES; t++) {
             candidates.accept(counts("t" + t, "1", 1, 0));
         }
-        candidates.accept(counts("late", "1", 100, 0));
-        assertThat(candidates.snapshot().exact()).hasSize(TopCandidates.MAX_TYPES).doesNotContainKey("late");
+        List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        var logs = (org.apache.logging.log4j.core.LoggerContext) org.apache.logging.log4j.LogManager.getContext(false);
+        var appender = new org.apache.logging.log4j.core.appender.AbstractAppender("too-many-types", null, null, true,
+                org.apache.logging.log4j.core.config.Property.EMPTY_ARRAY) {
+            @Override
+            public void append(org.apache.logging.log4j.core.LogEvent event) {
+                warnings.add(event.getMessage().getFormattedMessage());
+            }
+        };
+        appender.start();
+        var logger = new org.apache.logging.log4j.core.config.LoggerConfig(TopCandidates.class.getName(),
+                org.apache.logging.log4j.Level.WARN, false);
+        logger.addAppender(appender, org.apache.logging.log4j.Level.WARN, null);
+        logs.getConfiguration().addLogger(TopCandidates.class.getName(), logger);
+        logs.updateLoggers();
+        try {
+            candidates.accept(counts("late", "1", 100, 0));
+            candidates.accept(counts("later", "1", 100, 0));
+        } finally {
+            logs.getConfiguration().removeLogger(TopCandidates.class.getName());
+            logs.updateLoggers();
+        }
+        assertThat(candidates.snapshot().exact()).hasSize(TopCandidates.MAX_TYPES).doesNotContainKeys("late", "later");
+        assertThat(warnings).as("said once").containsExactly("more than 1000 item types to rank; 'late' and later ones are not ranked");
     }
 
     @Test
