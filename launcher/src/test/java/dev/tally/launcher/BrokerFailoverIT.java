@@ -19,7 +19,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -31,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The replicated shape: a three-broker KRaft cluster in this JVM (each node broker and controller),
@@ -44,8 +45,8 @@ class BrokerFailoverIT {
     private static final int RATE = 100;
 
     @Test
-    void losingTheActiveControllerAndPartitionLeadersUnderLoadLosesNothingAndReadsGoOn() throws Exception {
-        Path dir = Files.createTempDirectory("tally-failover-");
+    void losingTheActiveControllerAndPartitionLeadersUnderLoadLosesNothingAndReadsGoOn(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         try (EmbeddedKafka cluster = EmbeddedKafka.startCluster(dir.resolve("kafka"), 3)) {
             Map<String, String> vars = BenchCommand.benchEnv(dir.resolve("node"), cluster.bootstrap());
             vars.put("TALLY_PARTITIONS", "4");

@@ -14,7 +14,6 @@ import dev.tally.launcher.bench.ViewFollower;
 import dev.tally.launcher.bench.ViewSnapshot;
 import dev.tally.launcher.bench.Workload;
 import dev.tally.processor.VoteProcessorConfig;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -23,6 +22,8 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The bench's crash drill, small: votes go to {@code tally.vote-commands} at a steady pace while (1) a
@@ -37,12 +38,12 @@ class CrashDrillIT {
     /** Batches of about 25 votes at 1,000 votes/s over 4 partitions: every kill lands among multi-vote batches. */
     private static final Duration BATCH_LINGER = Duration.ofMillis(100);
 
-    private Path root;
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS) // kept when a drill fails: its logs
+    Path root;
     private EmbeddedKafka broker;
 
     @BeforeEach
     void startBroker() throws Exception {
-        root = Files.createTempDirectory("tally-crash-drill-");
         broker = EmbeddedKafka.start(root.resolve("kafka"), 0);
     }
 

@@ -11,6 +11,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The whole-node crash drill, short ({@code ./tally drill --kills 50} is the long one): {@code ./tally up} as a child process, 10,000 votes put in its log and processed, then
@@ -20,8 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class NodeCrashDrillIT {
     @Test
-    void aNodeKilledTwiceUnderHttpLoadComesBackEveryTimeAndLosesAndDoublesNothing() throws Exception {
-        Path dir = Files.createTempDirectory("tally-node-drill-");
+    void aNodeKilledTwiceUnderHttpLoadComesBackEveryTimeAndLosesAndDoublesNothing(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         try (NodeDrill drill = new NodeDrill(dir, BenchCommand.benchEnv(dir, null))) {
             NodeDrill.Result result = drill.run(new NodeDrill.Plan(2, 100, 3, 5, 10_000), Workload.UNIFORM, System.err);
             System.out.println("NodeCrashDrillIT: " + result.toJson());

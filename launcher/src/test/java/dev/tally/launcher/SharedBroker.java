@@ -34,7 +34,10 @@ final class SharedBroker {
             broker = EmbeddedKafka.start(root.resolve("kafka"), 0);
             TopicAdmin.ensureTopics(KafkaSettings.from(Env.of(Map.of("TALLY_BOOTSTRAP", broker.bootstrap(),
                     "TALLY_PARTITIONS", Integer.toString(PARTITIONS)))));
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> broker.close(), "shared-broker-stop"));
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                broker.close();
+                deleteTree(root); // the broker's log and every test's data: nothing of a run stays behind
+            }, "shared-broker-stop"));
         }
         return broker;
     }
@@ -53,5 +56,13 @@ final class SharedBroker {
     static synchronized Path dataDir(String name) {
         get();
         return root.resolve(name);
+    }
+
+    private static void deleteTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("could not delete " + dir + ": " + e);
+        }
     }
 }

@@ -11,12 +11,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node SIGKILLed while it sends webhooks (its receiver slow, so requests are in flight, and votes still coming),
@@ -29,8 +30,8 @@ class WebhookCrashIT {
     private static final String TOKEN = "webhook-crash-admin-token-0123456789";
 
     @Test
-    void aNodeKilledMidDeliverySendsEveryChangedItemsFinalCountsAfterItsRestart() throws Exception {
-        Path dir = Files.createTempDirectory("tally-webhook-crash-");
+    void aNodeKilledMidDeliverySendsEveryChangedItemsFinalCountsAfterItsRestart(
+            @TempDir(cleanup = CleanupMode.ON_SUCCESS) Path dir) throws Exception {
         Map<String, String> env = new HashMap<>(BenchCommand.benchEnv(dir, null));
         env.put("TALLY_ADMIN_TOKEN", TOKEN);
         HttpClient http = HttpClient.newHttpClient();
