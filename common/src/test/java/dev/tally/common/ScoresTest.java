@@ -33,6 +33,15 @@ class ScoresTest {
     }
 
     @Test
+    void hotCountsFreshnessFromTheStartOf2026() {
+        Instant epoch = Instant.parse("2026-01-01T00:00:00Z");
+        assertThat(Scores.hot(1, epoch)).isZero();
+        assertThat(Scores.hot(10, epoch.plusSeconds(45_000))).isCloseTo(2.0, within(1e-12));
+        assertThat(Scores.hot(-100, epoch)).isCloseTo(-2.0, within(1e-12));
+        assertThat(Scores.hot(0.5, epoch.minusSeconds(90_000))).as("a score under 1 counts as 1").isCloseTo(-2.0, within(1e-12));
+    }
+
+    @Test
     void controversyIsTheVotesRaisedToTheirBalanceAndZeroWithoutBothKinds() {
         assertThat(Scores.controversy(50, 50)).isCloseTo(100, within(1e-9));
         assertThat(Scores.controversy(100, 1)).isCloseTo(Math.pow(101, 0.01), within(1e-12));

@@ -23,10 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RankedItemTest {
     private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
     private static final double Z = Scores.Z95;
-    /** Weights that add up exactly, so the model's sums and the item's running sums are the same numbers. */
-    private static final double[] WEIGHTS = {1.0, 0.5, 0.25, 0.0};
-
-    private record Vote(int value, double weight, Instant castAt, Boolean anonymous) {}
 
     static {
         dev.tally.schemas.AvroSerde.of(VoteEvent.class); // its serde trusts Tally's records, whose builders Avro checks
@@ -36,45 +32,20 @@ class RankedItemTest {
     @EnumSource(RankingPolicy.class)
     void everyKeyAgreesWithTheModelAsVotesComeAndWindowsExpire(RankingPolicy policy) {
         SplittableRandom random = new SplittableRandom(policy.ordinal() + 11);
+        VoteModel model = new VoteModel();
         Map<String, RankedItem> items = new HashMap<>();
-        Map<String, Map<String, Vote>> votes = new HashMap<>();
-        Map<String, Instant> first = new HashMap<>();
         Instant now = T0;
         for (int step = 0; step < 3_000; step++) {
-            String item = "i" + random.nextInt(6);
-            String voter = "v" + random.nextInt(12);
-            Map<String, Vote> ofItem = votes.computeIfAbsent(item, k -> new HashMap<>());
-            Vote before = ofItem.getOrDefault(voter, new Vote(0, 1.0, null, null));
-            Boolean anonymous = switch (random.nextInt(3)) {
-                case 0 -> Boolean.TRUE;
-                case 1 -> Boolean.FALSE;
-                default -> null;
-            };
-            int value = random.nextInt(4) == 0 ? before.value() : random.nextInt(-1, 2); // a quarter: a reaction alone
-            double weight = value == before.value() ? before.weight() : WEIGHTS[random.nextInt(WEIGHTS.length)];
-            Vote after = value == before.value() ? before : new Vote(value, weight, now, anonymous);
-            if (after.value() == 0) {
-                ofItem.remove(voter);
-            } else {
-                ofItem.put(voter, after);
-            }
-            first.putIfAbsent(item, now);
-            VoteEvent event = VoteEvent.newBuilder().setCommandId("c").setVoter(voter).setItemType("post").setItemId(item)
-                    .setOutcome(Outcome.ACCEPTED)
-                    .setBefore(new VoterItemState(before.value(), null, before.weight()))
-                    .setAfter(new VoterItemState(after.value(), value == before.value() ? "heart" : null, after.weight()))
-                    .setBeforeCastAt(before.value() == 0 ? null : before.castAt())
-                    .setBeforeAnonymous(before.value() == 0 ? null : before.anonymous())
-                    .setAnonymous(anonymous).setReceivedAt(now).setResolvedAt(now).build();
+            String item = "post:i" + random.nextInt(6);
+            VoteEvent event = model.next(random, item, "v" + random.nextInt(12), now);
             items.computeIfAbsent(item, k -> new RankedItem()).apply(event, policy);
 
             now = now.plus(Duration.ofSeconds(random.nextInt(4) == 0 ? random.nextLong(1, 200_000) : random.nextLong(1, 120)));
             for (var e : items.entrySet()) {
                 double[] keys = e.getValue().place(now, Z);
-                double[] expected = model(policy, votes.get(e.getKey()), first.get(e.getKey()), now);
                 for (RankedList list : RankedList.values()) {
                     double k = keys[list.ordinal()];
-                    double m = expected[list.ordinal()];
+                    double m = model.key(policy, e.getKey(), list, now, Z);
                     if (Double.isNaN(m)) {
                         assertThat(k).as("%s not in %s under %s at %s", e.getKey(), list, policy, now).isNaN();
                     } else {
@@ -94,52 +65,6 @@ class RankedItemTest {
                 }
             }
         }
-    }
-
-    private static double[] model(RankingPolicy policy, Map<String, Vote> votes, Instant first, Instant now) {
-        double u = 0;
-        double d = 0;
-        for (Vote v : votes.values()) {
-            double w = weight(policy, v);
-            if (v.value() > 0) {
-                u += w;
-            } else {
-                d += w;
-            }
-        }
-        double[] keys = new double[RankedList.values().length];
-        for (RankedList list : RankedList.values()) {
-            RankingWindow window = list.window();
-            double windowed = 0;
-            boolean inWindow = false;
-            if (window != null) {
-                long g = window.length().toMillis() / 60;
-                for (Vote v : votes.values()) {
-                    double w = weight(policy, v);
-                    if (Math.floorDiv(v.castAt().toEpochMilli(), g) > Math.floorDiv(now.toEpochMilli(), g) - 60 && w != 0) {
-                        windowed += v.value() * w;
-                        inWindow = true;
-                    }
-                }
-            }
-            keys[list.ordinal()] = switch (list) {
-                case HOT -> Scores.hot(u - d, first);
-                case BEST -> u + d > 0 ? Scores.wilsonLowerBound(u, u + d, Z) : Double.NaN;
-                case TOP_ALL -> u - d;
-                case CONTROVERSIAL -> u > 0 && d > 0 ? Scores.controversy(u, d) : Double.NaN;
-                case NEW -> first.toEpochMilli();
-                default -> inWindow ? windowed : Double.NaN;
-            };
-        }
-        return keys;
-    }
-
-    private static double weight(RankingPolicy policy, Vote v) {
-        return switch (policy) {
-            case ALL -> 1.0;
-            case TRUSTED -> v.weight();
-            case SIGNED_IN -> Boolean.TRUE.equals(v.anonymous()) ? 0.0 : v.weight();
-        };
     }
 
     @Test

@@ -7,10 +7,8 @@ import dev.tally.common.query.Unavailable;
 import dev.tally.common.ranking.OrderKey;
 import dev.tally.common.ranking.RankedList;
 import dev.tally.common.ranking.RankingPolicy;
-import dev.tally.common.ranking.RankingWindow;
-import dev.tally.schema.Outcome;
+import dev.tally.common.ranking.VoteModel;
 import dev.tally.schema.VoteEvent;
-import dev.tally.schema.VoterItemState;
 import dev.tally.schemas.Namespace;
 import dev.tally.schemas.Topics;
 import java.nio.file.Path;
@@ -18,12 +16,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.TestInputTopic;
@@ -42,17 +38,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 class RankingModelTest {
     private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
     private static final double Z = Scores.Z95;
-    /** Weights that add up exactly, so the model's sums and the index's running sums are the same numbers. */
-    private static final double[] WEIGHTS = {1.0, 0.5, 0.25};
 
     @TempDir
     Path stateDir;
 
-    private record Vote(int value, double weight, Instant castAt, Boolean anonymous) {}
-
     /** The model: every voter's current vote on every item, and each item's first event. */
-    private final Map<String, Map<String, Vote>> votes = new HashMap<>();
-    private final Map<String, Instant> firstEvent = new HashMap<>();
+    private final VoteModel model = new VoteModel();
 
     private final Map<Integer, IndexDb> indexes = new ConcurrentHashMap<>();
     private TopologyTestDriver driver;
@@ -96,33 +87,7 @@ class RankingModelTest {
     private void vote(SplittableRandom random, RankingPolicy policy) {
         String type = random.nextBoolean() ? "post" : "song";
         String item = type + ":" + type.charAt(0) + random.nextInt(25);
-        String voter = "v" + random.nextInt(40);
-        Map<String, Vote> ofItem = votes.computeIfAbsent(item, k -> new HashMap<>());
-        Vote before = ofItem.getOrDefault(voter, new Vote(0, 1.0, null, null));
-        Boolean anonymous = switch (random.nextInt(3)) {
-            case 0 -> Boolean.TRUE;
-            case 1 -> Boolean.FALSE;
-            default -> null;
-        };
-        int value = random.nextInt(4) == 0 ? before.value() : random.nextInt(-1, 2); // a quarter: a reaction alone
-        double weight = value == before.value() ? before.weight() : WEIGHTS[random.nextInt(WEIGHTS.length)];
-        Vote after = value == before.value() ? before : new Vote(value, weight, now, anonymous);
-        if (after.value() == 0) {
-            ofItem.remove(voter);
-        } else {
-            ofItem.put(voter, after);
-        }
-        firstEvent.putIfAbsent(item, now);
-        VoteEvent event = VoteEvent.newBuilder().setCommandId("c").setVoter(voter)
-                .setItemType(type).setItemId(item.substring(type.length() + 1))
-                .setOutcome(Outcome.ACCEPTED)
-                .setBefore(new VoterItemState(before.value(), null, before.weight()))
-                .setAfter(new VoterItemState(after.value(), value == before.value() ? "heart" : null, after.weight()))
-                .setBeforeCastAt(before.value() == 0 ? null : before.castAt())
-                .setBeforeAnonymous(before.value() == 0 ? null : before.anonymous())
-                .setAnonymous(anonymous)
-                .setReceivedAt(now).setResolvedAt(now).build();
-        input.pipeInput(item, event, now);
+        input.pipeInput(item, model.next(random, item, "v" + random.nextInt(40), now), now);
     }
 
     private void assertAgrees(RankingPolicy policy) throws Unavailable {
@@ -154,45 +119,12 @@ class RankingModelTest {
 
     private List<OrderKey> model(RankingPolicy policy, String type, RankedList list) {
         List<OrderKey> out = new ArrayList<>();
-        for (var item : new TreeMap<>(votes).entrySet()) {
-            if (!item.getKey().startsWith(type + ":")) {
-                continue;
-            }
-            double u = 0;
-            double d = 0;
-            double windowed = 0;
-            boolean inWindow = false;
-            RankingWindow window = list.window();
-            for (Vote v : item.getValue().values()) {
-                double w = switch (policy) {
-                    case ALL -> 1.0;
-                    case TRUSTED -> v.weight();
-                    case SIGNED_IN -> Boolean.TRUE.equals(v.anonymous()) ? 0.0 : v.weight();
-                };
-                if (v.value() > 0) {
-                    u += w;
-                } else {
-                    d += w;
+        for (String item : model.items()) {
+            if (item.startsWith(type + ":")) {
+                double key = model.key(policy, item, list, now, Z);
+                if (!Double.isNaN(key)) {
+                    out.add(new OrderKey(key, item.substring(type.length() + 1)));
                 }
-                if (window != null) {
-                    long g = window.length().toMillis() / 60;
-                    if (Math.floorDiv(v.castAt().toEpochMilli(), g) > Math.floorDiv(now.toEpochMilli(), g) - 60 && w != 0) {
-                        windowed += v.value() * w;
-                        inWindow = true;
-                    }
-                }
-            }
-            Instant first = firstEvent.get(item.getKey());
-            double key = switch (list) {
-                case HOT -> Scores.hot(u - d, first);
-                case BEST -> u + d > 0 ? Scores.wilsonLowerBound(u, u + d, Z) : Double.NaN;
-                case TOP_ALL -> u - d;
-                case CONTROVERSIAL -> u > 0 && d > 0 ? Scores.controversy(u, d) : Double.NaN;
-                case NEW -> first.toEpochMilli();
-                default -> inWindow ? windowed : Double.NaN;
-            };
-            if (!Double.isNaN(key)) {
-                out.add(new OrderKey(key, item.getKey().substring(type.length() + 1)));
             }
         }
         out.sort(Comparator.comparing((OrderKey k) -> k.key()).reversed().thenComparing(OrderKey::itemId));
