@@ -21,8 +21,9 @@ final class RequestLimits {
      */
     @DoNotMutate("reads the request; HostileInputTest runs it over HTTP")
     static void checkOrigin(Context ctx, Set<String> allowed) {
-        if (writeFromOrigin(ctx.method().name(), ctx.header("Origin"), allowed)) {
-            ctx.header("Access-Control-Allow-Origin", ctx.header("Origin"));
+        String origin = ctx.header("Origin");
+        if (writeFromOrigin(ctx.method().name(), origin, allowed)) {
+            ctx.header("Access-Control-Allow-Origin", origin);
             ctx.header("Vary", "Origin");
         }
     }
