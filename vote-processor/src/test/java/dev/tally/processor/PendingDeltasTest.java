@@ -10,10 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -26,15 +23,8 @@ class PendingDeltasTest {
     private static final CountChange UP = new CountChange(1, 0, 1.0, 0.0, null, null);
     private static final CountChange LIKE = new CountChange(0, 0, 0.0, 0.0, null, "like");
 
-    private final KeyValueStore<String, CountDelta> store = store();
+    private final KeyValueStore<String, CountDelta> store = TestStores.inMemory("pending-deltas-test", AvroSerde.of(CountDelta.class));
     private final Map<String, CountDelta> sent = new LinkedHashMap<>();
-
-    private static KeyValueStore<String, CountDelta> store() {
-        KeyValueStore<String, CountDelta> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore("pending-deltas-test"),
-                Serdes.String(), AvroSerde.of(CountDelta.class)).withLoggingDisabled().build();
-        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
-        return store;
-    }
 
     @Test
     void anItemsFirstChangeOfAnIntervalLeavesWithItsStepAndNeverTouchesTheStore() {

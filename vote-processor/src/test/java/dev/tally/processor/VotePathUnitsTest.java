@@ -20,11 +20,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
-import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.state.KeyValueStore;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -33,13 +30,6 @@ import org.junit.jupiter.api.Test;
  */
 class VotePathUnitsTest {
     private static final long T = Instant.parse("2026-11-30T10:00:00Z").toEpochMilli();
-
-    static <V> KeyValueStore<String, V> store(String name, Serde<V> values) {
-        KeyValueStore<String, V> store = Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
-                .withLoggingDisabled().build();
-        store.init(new MockProcessorContext<>().getStateStoreContext(), store);
-        return store;
-    }
 
     @Test
     void eachPartitionsDeltasLeaveAsOneBatchKeyedByItsFirstItemAndTheBatchesStartAgainEmpty() {
@@ -83,14 +73,12 @@ class VotePathUnitsTest {
 
     @Test
     void anIdempotencyKeyAnswersUntilTheMillisecondItExpiresAndIsPurgedFromThen() {
-        KeyValueStore<String, IdempotencyRecord> store = store("idempotency-test", AvroSerde.of(IdempotencyRecord.class));
+        KeyValueStore<String, IdempotencyRecord> store = TestStores.inMemory("idempotency-test", AvroSerde.of(IdempotencyRecord.class));
         IdempotencyKeys keys = new IdempotencyKeys(store, Duration.ofMinutes(10));
         VoteCommand keyed = ProcessorDriver.vote("v", "a", 1, dev.tally.schema.VoteMode.TOGGLE);
         keyed.setIdempotencyKey("k1");
         VoteCommand plain = ProcessorDriver.vote("v", "a", 1, dev.tally.schema.VoteMode.TOGGLE);
-        VoteOutcome answer = VoteOutcome.newBuilder().setCommandId("c1").setItemType("post").setItemId("a")
-                .setStatus(dev.tally.schema.OutcomeStatus.APPLIED).setBefore(new VoterItemState()).setAfter(new VoterItemState())
-                .setReplyPartition(0).setSourcePartition(0).setSourceOffset(1).build();
+        VoteOutcome answer = answer(0);
 
         keys.remember(plain, answer, T);
         assertThat(store.approximateNumEntries()).as("a command without a key leaves nothing").isZero();
@@ -110,7 +98,7 @@ class VotePathUnitsTest {
     @Test
     void aVotersFirstCountedVoteIsTheirHistoryFromTheNextMillisecond() {
         VoterQuotas quotas = new VoterQuotas(new VoteProcessorConfig.VoterLimits(100, Duration.ofSeconds(60), 1000),
-                store("quotas-test", AvroSerde.of(VoterQuota.class)));
+                TestStores.inMemory("quotas-test", AvroSerde.of(VoterQuota.class)));
         VoterQuotas.Voter v = quotas.of("v");
         assertThat(v.isNew()).isTrue();
         assertThat(v.votedBefore(T + 1)).isFalse();
@@ -128,7 +116,7 @@ class VotePathUnitsTest {
 
     @Test
     void theWindowAndTheDayCountOnlyRecordedVotesAndADayStartsAgainAtMidnight() {
-        KeyValueStore<String, VoterQuota> store = store("quotas-day-test", AvroSerde.of(VoterQuota.class));
+        KeyValueStore<String, VoterQuota> store = TestStores.inMemory("quotas-day-test", AvroSerde.of(VoterQuota.class));
         VoterQuotas quotas = new VoterQuotas(new VoteProcessorConfig.VoterLimits(2, Duration.ofSeconds(60), 3), store);
         quotas.of("v").record(T);
         quotas.of("v").record(T + 1_000);
@@ -148,7 +136,7 @@ class VotePathUnitsTest {
 
     @Test
     void aStoreCoversEveryVoterItemOnlyWhenItSaysSoOrBeganEmpty() {
-        KeyValueStore<String, VoterQuota> store = store("coverage-test", AvroSerde.of(VoterQuota.class));
+        KeyValueStore<String, VoterQuota> store = TestStores.inMemory("coverage-test", AvroSerde.of(VoterQuota.class));
         VoterQuotas old = new VoterQuotas(VoteProcessorConfig.VoterLimits.NONE, store);
         old.checkCoverage(false);
         assertThat(old.coversEveryVoterItem()).as("voter-items from before the record began").isFalse();
@@ -185,9 +173,9 @@ class VotePathUnitsTest {
 
     @Test
     void aWeightBelowOneFromBeforeStatesCarriedTheirWeightIsReadForAVoteAndMovedOut() {
-        KeyValueStore<String, VoterItem> records = store("voter-items-test", AvroSerde.of(VoterItem.class));
-        KeyValueStore<String, Double> legacy = store("voter-item-weights-test", Serdes.Double());
-        VoterItems items = new VoterItems(records, legacy, store("held-states-test", AvroSerde.of(VoterItemState.class)));
+        KeyValueStore<String, VoterItem> records = TestStores.inMemory("voter-items-test", AvroSerde.of(VoterItem.class));
+        KeyValueStore<String, Double> legacy = TestStores.inMemory("voter-item-weights-test", Serdes.Double());
+        VoterItems items = new VoterItems(records, legacy, TestStores.inMemory("held-states-test", AvroSerde.of(VoterItemState.class)));
         assertThat(items.read("v|post:none")).isEqualTo(VoterItems.Entry.NONE);
 
         records.put("v|post:a", VoterItem.newBuilder().setVote(1).setWeight(1.0).build());
@@ -209,10 +197,7 @@ class VotePathUnitsTest {
     @Test
     void eachBatchOfAnswersGoesToThePartitionItsApiInstanceReads() {
         VoteTopology.ReplyPartitioner partitioner = new VoteTopology.ReplyPartitioner();
-        VoteOutcome answer = VoteOutcome.newBuilder().setCommandId("c1").setItemType("post").setItemId("a")
-                .setStatus(dev.tally.schema.OutcomeStatus.APPLIED).setBefore(new VoterItemState()).setAfter(new VoterItemState())
-                .setReplyPartition(5).setSourcePartition(0).setSourceOffset(1).build();
-        dev.tally.schema.VoteOutcomeBatch batch = new dev.tally.schema.VoteOutcomeBatch(List.of(answer));
+        dev.tally.schema.VoteOutcomeBatch batch = new dev.tally.schema.VoteOutcomeBatch(List.of(answer(5)));
         assertThat(partitioner.partitions("tally.vote-outcomes", "k", batch, 8)).contains(java.util.Set.of(5));
         assertThat(partitioner.partitions("tally.vote-outcomes", "k", batch, 4)).contains(java.util.Set.of(1));
     }
@@ -233,6 +218,12 @@ class VotePathUnitsTest {
         assertThat(set.catalogVersion()).isEqualTo(3);
         assertThat(set.requireCatalog()).isTrue();
         assertThatThrownBy(() -> new VoteProcessorConfig.VoterLimits(1, Duration.ZERO, 1)).hasMessageContaining("TALLY_VOTER_WINDOW");
+    }
+
+    private static VoteOutcome answer(int replyPartition) {
+        return VoteOutcome.newBuilder().setCommandId("c1").setItemType("post").setItemId("a")
+                .setStatus(dev.tally.schema.OutcomeStatus.APPLIED).setBefore(new VoterItemState()).setAfter(new VoterItemState())
+                .setReplyPartition(replyPartition).setSourcePartition(0).setSourceOffset(1).build();
     }
 
     private static CountDelta delta(String itemKey) {

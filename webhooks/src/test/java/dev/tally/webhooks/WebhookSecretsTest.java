@@ -76,10 +76,6 @@ class WebhookSecretsTest {
     }
 
     private static WebhookSubscription sub(int generation, Instant previousUntil) {
-        Instant now = Instant.now();
-        return WebhookSubscription.newBuilder().setId("wh_test").setUrl("https://example.com/hook").setItemTypes(List.of())
-                .setItems(List.of()).setCoalesceMs(1000).setStart("now").setStatus("active").setDisabledReason(null)
-                .setSecretGeneration(generation).setPreviousSecretUntil(previousUntil).setRedeliverSince(null)
-                .setRedeliverRequest(0).setCreatedAt(now).setUpdatedAt(now).build();
+        return TestSubscriptions.active().setSecretGeneration(generation).setPreviousSecretUntil(previousUntil).build();
     }
 }

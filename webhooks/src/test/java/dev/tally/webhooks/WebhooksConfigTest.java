@@ -122,10 +122,6 @@ class WebhooksConfigTest {
     }
 
     private static WebhookSubscription sub(List<String> types, List<String> items) {
-        Instant now = Instant.now();
-        return WebhookSubscription.newBuilder().setId("wh_test").setUrl("https://example.com/hook").setItemTypes(types)
-                .setItems(items).setCoalesceMs(1000).setStart("now").setStatus("active").setDisabledReason(null)
-                .setSecretGeneration(1).setPreviousSecretUntil(null).setRedeliverSince(null)
-                .setRedeliverRequest(0).setCreatedAt(now).setUpdatedAt(now).build();
+        return TestSubscriptions.active().setItemTypes(types).setItems(items).build();
     }
 }

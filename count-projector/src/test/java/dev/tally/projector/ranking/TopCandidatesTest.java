@@ -112,10 +112,7 @@ class TopCandidatesTest {
 
     @Test
     void theBestOutsiderIsRememberedAndAFullListThatFallsBelowItIsNotExact() {
-        TopCandidates candidates = new TopCandidates();
-        for (int i = 0; i < TopCandidates.PER_TYPE; i++) {
-            candidates.accept(counts("post", "i" + i, 1000 + i, 1));
-        }
+        TopCandidates candidates = full();
         candidates.accept(counts("post", "good", 10, 1)); // left out: worse than every candidate
         candidates.accept(counts("post", "poor", 5, 1)); // left out too, and worse than the first outsider
         assertThat(candidates.snapshot().inexact()).isEmpty();
@@ -129,16 +126,22 @@ class TopCandidatesTest {
 
     @Test
     void aFewCandidatesWithAnOutsiderBeyondThemAreNotExact() {
-        TopCandidates candidates = new TopCandidates();
-        for (int i = 0; i < TopCandidates.PER_TYPE; i++) {
-            candidates.accept(counts("post", "i" + i, 1000 + i, 1));
-        }
+        TopCandidates candidates = full();
         candidates.accept(counts("post", "low", 10, 1)); // never in: worse than every candidate
         for (int i = 0; i < TopCandidates.PER_TYPE - Rankings.MAX_ITEMS + 1; i++) {
             candidates.accept(counts("post", "i" + i, 0, 1));
         }
         assertThat(candidates.size()).isEqualTo(Rankings.MAX_ITEMS - 1);
         assertThat(candidates.snapshot().inexact()).as("the outsider might belong in the list").containsExactly("post");
+    }
+
+    /** As many posts as a type keeps, each far above the gates. */
+    private static TopCandidates full() {
+        TopCandidates candidates = new TopCandidates();
+        for (int i = 0; i < TopCandidates.PER_TYPE; i++) {
+            candidates.accept(counts("post", "i" + i, 1000 + i, 1));
+        }
+        return candidates;
     }
 
     @Test
